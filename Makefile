@@ -1,0 +1,60 @@
+# Entry points of the MMAP2 build-ID patch queue. See README.md.
+#
+#   make demo     build what is missing, boot the patched kernel, show build IDs
+#   make check    install, build and run every test tier: "N passed, M failed"
+#
+#   make deps     install the Debian packages the harness needs
+#   make tree     build/linux: the pinned 5.10.262 base with patches/ applied
+#   make export   write the commits in build/linux back to patches/
+#   make kernel   build/kernel/arch/x86/boot/bzImage
+#   make perf     build/perf/perf
+#   make selftests  build/selftests/install
+#   make check-series  series hygiene: applies, checkpatch, commit messages
+#   make clean    remove the build outputs (keeps build/linux and the download)
+#   make distclean  remove build/ entirely
+#
+# Run anything in the test kernel: scripts/vm run -- PROG ARGS...
+
+.PHONY: demo check deps fetch tree export kernel perf selftests workloads \
+	check-series clean distclean
+
+demo:
+	@scripts/demo
+
+check:
+	@scripts/check
+
+deps:
+	@scripts/deps
+
+fetch: deps
+	@scripts/fetch-base
+
+tree: deps
+	@scripts/tree
+
+export:
+	@scripts/export
+
+kernel: tree
+	@scripts/build-kernel
+
+perf: tree
+	@scripts/build-perf
+
+selftests: tree
+	@scripts/build-selftests
+
+workloads:
+	@$(MAKE) -s -C tests/workloads OUT=$(CURDIR)/build/workloads
+
+check-series: tree
+	@scripts/check-series | tee build/check-series.results; \
+		! grep -q '^FAIL ' build/check-series.results
+
+clean:
+	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
+		build/check build/check-series
+
+distclean:
+	rm -rf build

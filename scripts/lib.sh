@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# Common settings and helpers for the harness scripts. Sourced, not run.
+# shellcheck disable=SC2034 # the settings are used by the scripts that source this
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+PATCHES=$TOP/patches
+
+BASE_VERSION=5.10.262
+BASE_DEB_VERSION=5.10.262-1
+BASE_FILE=linux_${BASE_VERSION}.orig.tar.xz
+BASE_SHA256=e03766e4b2c246a20c9e2770aa599ee25c336d33b31c0980950230634e195339
+BASE_TAG=v${BASE_VERSION}
+CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
+
+# The kernel source tree the series is applied in: the user's own
+# (KERNEL_TREE=) or the one made from the pinned base.
+LINUX=${KERNEL_TREE:-$BUILD/linux}
+KOUT=$BUILD/kernel
+POUT=$BUILD/perf
+SOUT=$BUILD/selftests
+VMDIR=$BUILD/vm
+
+die() {
+	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
+	exit 1
+}
+
+note() {
+	printf '==> %s\n' "$*" >&2
+}
+
+# step NAME CMD...: run CMD, framed by its name and how long it took.
+step() {
+	local name=$1 start rc
+	shift
+	start=$(date +%s)
+	note "$name"
+	"$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		note "$name: done in $(( $(date +%s) - start ))s"
+	else
+		note "$name: FAILED (exit $rc) after $(( $(date +%s) - start ))s"
+	fi
+	return "$rc"
+}
+
+jobs_n() {
+	nproc 2>/dev/null || echo 2
+}
