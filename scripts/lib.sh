@@ -14,9 +14,10 @@ BASE_TAG=v${BASE_VERSION}
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
 
 # The kernel source tree the series is applied in: the user's own
-# (KERNEL_TREE=) or the one made from the pinned base.
-LINUX=${KERNEL_TREE:-$BUILD/linux}
-KOUT=$BUILD/kernel
+# (KERNEL_TREE=) or the one made from the pinned base. LINUX and KOUT
+# may be set to build another tree (scripts/build-base-kernel does).
+LINUX=${LINUX:-${KERNEL_TREE:-$BUILD/linux}}
+KOUT=${KOUT:-$BUILD/kernel}
 POUT=$BUILD/perf
 SOUT=$BUILD/selftests
 VMDIR=$BUILD/vm
