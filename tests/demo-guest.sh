@@ -6,24 +6,23 @@ set -eu
 w=$1
 shift
 cd /scratch
-files=("$w/burn" "$w/libburn.so" "$(ldd "$w/burn" | awk '/libc\.so/ { print $3 }')")
 
 echo "### perf record $* -- burn"
-perf record -q "$@" -o perf.data -- "$w/burn" 40
+perf record -q "$@" -o perf.data -- "$w/burn" 300
 
 echo
 echo "### MMAP2 records of the workload (perf script --show-mmap-events)"
 perf script -i perf.data --show-mmap-events 2>/dev/null | grep 'PERF_RECORD_MMAP2' |
-	grep -E 'burn|libc' | sed 's/^ *//'
+	grep -E 'burn|libc|kernel' | sed 's/^ *//'
 
 echo
 echo "### build IDs perf found (perf buildid-list)"
-perf buildid-list -i perf.data 2>/dev/null | grep -E 'burn|libc' || true
+perf buildid-list -i perf.data 2>/dev/null | tee buildids
 
 echo
 echo "### build IDs readelf -n reads from the same files"
-for f in "${files[@]}"; do
-	printf '%s %s\n' "$(readelf -n "$f" | awk '/Build ID:/ { print $3 }')" "$f"
+awk '$2 ~ /^\// { print $2 }' buildids | while read -r f; do
+	printf '%s %s\n' "$(readelf -n "$f" | awk '/Build ID:/ { print $3; exit }')" "$f"
 done
 
 echo
