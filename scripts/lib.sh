@@ -15,12 +15,18 @@ CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
 
 # The kernel source tree the series is applied in: the user's own
 # (KERNEL_TREE=) or the one made from the pinned base. LINUX and KOUT
-# may be set to build another tree (scripts/build-base-kernel does).
+# may be set to build another tree (scripts/build-base-kernel does), POUT
+# and SOUT to build perf and the selftests elsewhere.
 LINUX=${LINUX:-${KERNEL_TREE:-$BUILD/linux}}
 KOUT=${KOUT:-$BUILD/kernel}
-POUT=$BUILD/perf
-SOUT=$BUILD/selftests
+POUT=${POUT:-$BUILD/perf}
+SOUT=${SOUT:-$BUILD/selftests}
 VMDIR=$BUILD/vm
+
+# ccache sees paths under build/ relative to the build directory, so the
+# trees laid out alike (build/linux + build/kernel, build/base/linux +
+# build/base/kernel, build/series/...) share the cache.
+export CCACHE_BASEDIR=$BUILD
 
 die() {
 	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
