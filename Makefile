@@ -9,14 +9,17 @@
 #   make kernel   build/kernel/arch/x86/boot/bzImage
 #   make perf     build/perf/perf
 #   make selftests  build/selftests/install
-#   make check-series  series hygiene: applies, checkpatch, commit messages
+#   make check-series  series hygiene: applies, checkpatch, commit messages,
+#                 builds after every patch
+#   make bench    mmap() cost and perf record teardown, as ratios
+#   scripts/try-stable  which 5.10.y releases the series applies to
 #   make clean    remove the build outputs (keeps build/linux and the download)
 #   make distclean  remove build/ entirely
 #
 # Run anything in the test kernel: scripts/vm run -- PROG ARGS...
 
 .PHONY: demo check deps fetch tree export kernel perf selftests workloads \
-	check-series clean distclean
+	check-series bench clean distclean
 
 demo:
 	@scripts/demo
@@ -52,9 +55,12 @@ check-series: tree
 	@scripts/check-series | tee build/check-series.results; \
 		! grep -q '^FAIL ' build/check-series.results
 
+bench:
+	@scripts/bench
+
 clean:
 	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
-		build/check build/check-series
+		build/check build/check-series build/base build/series
 
 distclean:
 	rm -rf build

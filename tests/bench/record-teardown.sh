@@ -1,36 +1,46 @@
 #!/bin/bash
-# How long perf record takes to finish after its workload has exited,
-# classic (the final pass over perf.data that collects build IDs) versus
-# --buildid-mmap, side by side for growing perf.data sizes. The workload
-# writes its exit time; teardown = perf's exit time - that. Reports the
-# median over ROUNDS alternating runs per size, and the ratio.
+# How long perf record takes to stop, classic (a final pass over perf.data
+# collects build IDs) versus --buildid-mmap, side by side for growing
+# perf.data sizes: perf records a busy workload (-p) for DURATION seconds,
+# then gets SIGINT; teardown is the time from the signal to its exit.
+# Prints the median over ROUNDS alternating runs per size, and the ratio.
 # usage: record-teardown.sh WORKLOAD_DIR [ROUNDS]   (perf from PATH)
+#        DURATIONS="2 6 18" sets the recording times (seconds).
 set -u
-w=$1 rounds=${2:-5}
+w=$1 rounds=${2:-3}
 t=$(mktemp -d "${TMPDIR:-/tmp}/teardown.XXXXXX")
-trap 'rm -rf "$t"' EXIT
+"$w/burn" 10000000 >/dev/null &
+bg=$!
+trap 'kill $bg 2>/dev/null; rm -rf "$t"' EXIT
 
 ns() { date +%s%N; }
-# teardown_ms LOOPS OPTS...: record burn LOOPS, a sample every 10 us of CPU time
+# teardown_ms SECONDS OPTS...: a sample every 5 us of the workload's CPU
+# time, callchains, a small buffer so that little is left to flush
 teardown_ms() {
-	local loops=$1
+	local secs=$1 pid t0 t1
 	shift
-	perf record -q "$@" -e cpu-clock -c 10000 -g -o "$t/perf.data" -- \
-		sh -c "'$w/burn' $loops >/dev/null; date +%s%N >'$t/end'" 2>/dev/null
-	local done_ns
-	done_ns=$(ns)
-	echo $(( (done_ns - $(cat "$t/end")) / 1000000 )) "$(stat -c %s "$t/perf.data")"
+	perf record -q "$@" -e cpu-clock -c 5000 -m 16 -g -p "$bg" -o "$t/perf.data" 2>/dev/null &
+	pid=$!
+	sleep "$secs"
+	t0=$(ns)
+	kill -INT "$pid"
+	wait "$pid"
+	t1=$(ns)
+	echo $(( (t1 - t0) / 1000000 )) "$(stat -c %s "$t/perf.data")"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-printf '%-10s %12s %14s %16s %8s\n' loops "perf.data" "classic ms" "buildid-mmap ms" ratio
-for loops in ${LOOPS:-100 400 1600}; do
-	: >"$t/c" ; : >"$t/b"
+printf '%-8s %10s %12s %16s %7s\n' seconds perf.data "classic ms" "buildid-mmap ms" ratio
+for secs in ${DURATIONS:-2 6 18}; do
+	: >"$t/c"
+	: >"$t/b"
 	for _ in $(seq "$rounds"); do
-		read -r ms size < <(teardown_ms "$loops"); echo "$ms" >>"$t/c"
-		read -r msb _ < <(teardown_ms "$loops" --buildid-mmap); echo "$msb" >>"$t/b"
+		read -r ms size < <(teardown_ms "$secs")
+		echo "$ms" >>"$t/c"
+		read -r msb _ < <(teardown_ms "$secs" --buildid-mmap)
+		echo "$msb" >>"$t/b"
 	done
 	c=$(median <"$t/c") b=$(median <"$t/b")
-	printf '%-10s %10sMB %14s %16s %8s\n' "$loops" "$((size / 1000000))" "$c" "$b" \
+	printf '%-8s %8sMB %12s %16s %7s\n' "$secs" "$((size / 1000000))" "$c" "$b" \
 		"$(awk -v c="$c" -v b="$b" 'BEGIN { printf "%.1f", (b > 0 ? c / b : 0) }')"
 done
