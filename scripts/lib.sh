@@ -53,6 +53,13 @@ step() {
 	return "$rc"
 }
 
+# format_series DIR: the commits above the base as format-patch files in
+# DIR, with the options that make them depend on the commits alone.
+format_series() {
+	git -C "$LINUX" format-patch -q --zero-commit --no-signature --cover-letter \
+		--subject-prefix=PATCH -o "$1" "$BASE_TAG..HEAD"
+}
+
 jobs_n() {
 	nproc 2>/dev/null || echo 2
 }
