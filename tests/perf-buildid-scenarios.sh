@@ -1,12 +1,13 @@
 #!/bin/bash
 # perf record --buildid-mmap end to end, for make check (host and VM):
-# what perf reports for binaries replaced after recording, for threads
+# what perf reports and injects for binaries replaced after recording,
+# for a library the kernel could not read a build ID from, for threads
 # that existed before perf started (-p) and for the kernel. Expected build
 # IDs come from readelf -n and /sys/kernel/notes, not from perf.
 # usage: perf-buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
 # Prints TAP lines.
 set -u
-w=$1
+w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/buildid-scenarios.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t  # the build-ID cache, ~/.debug, starts empty
@@ -57,7 +58,53 @@ result "replaced binary: samples still in it, no symbols from the new file" \
 perf buildid-cache --add "$t/spin.orig" >/dev/null 2>&1
 result "replaced binary: symbols from the build-ID cache" grep -q '\] main$' <<<"$(report)"
 
-# 2. Threads that exist before perf starts: synthesized MMAP2 records
+# 2. perf inject passes the build IDs on: as they are, and with -b as
+#    build-ID records for the DSOs with samples, the recorded binary's ID
+#    and not that of the file now on disk.
+perf inject -i "$t/replaced.data" -o "$t/injected.data" 2>/dev/null
+result "inject: MMAP2 records keep their build IDs" \
+	grep -q "<$(elf_id "$t/spin.orig")>\]: r-xp $t/spin\$" \
+	<<<"$(perf script -i "$t/injected.data" --show-mmap-events 2>/dev/null)"
+perf inject -b -i "$t/replaced.data" -o "$t/injected-b.data" 2>/dev/null
+ids=$(perf buildid-list -i "$t/injected-b.data" 2>/dev/null)
+recorded_not_new() { grep -qx "$1 $t/spin" <<<"$3" && ! grep -q "$2" <<<"$3"; }
+result "inject -b: the recorded build ID, not the replacement's" \
+	recorded_not_new "$(elf_id "$t/spin.orig")" "$(elf_id "$t/spin")" "$ids"
+
+# 3. A library whose pages are not cached when it is mapped: the kernel
+#    cannot read its build ID and gives the classic record; perf still
+#    resolves its symbols, reading the file. map-uncached evicts the file
+#    and runs burn_lib from it (at its file offset, computed here).
+cp "$w/libburn.so" "$t/libuncached.so"
+sym=$(readelf -sW "$t/libuncached.so" | awk '$8 == "burn_lib" { print $2; exit }')
+off=
+while read -r o a z; do  # the executable PT_LOAD holding burn_lib
+	if ((0x$sym >= a && 0x$sym < a + z)); then
+		off=$((0x$sym - a + o))
+	fi
+done < <(readelf -lW "$t/libuncached.so" | awk '$1 == "LOAD" && ($7 ~ /E/ || $8 ~ /E/) { print $2, $3, $5 }')
+if [ -n "$off" ]; then
+	perf record -q --buildid-mmap -o "$t/uncached.data" -- \
+		"$w/map-uncached" "$t/libuncached.so" "$off" 300 >/dev/null 2>"$t/uncached.err"
+	rc=$?
+else
+	echo "burn_lib not found in the program headers of libburn.so" >&2
+	rc=1
+fi
+if [ "$rc" -eq 2 ]; then
+	n=$((n + 1))
+	echo "ok $n uncached library # SKIP $(cat "$t/uncached.err")"
+else
+	mmap=$(perf script -i "$t/uncached.data" --show-mmap-events 2>/dev/null |
+		grep "PERF_RECORD_MMAP2.* r-xp $t/libuncached.so\$")
+	classic() { [ -n "$1" ] && ! grep -q '<[0-9a-f]*>' <<<"$1"; }
+	result "uncached library: the classic record (no build ID)" classic "$mmap"
+	result "uncached library: perf report still resolves its symbols" \
+		grep -q 'libuncached.so *\[\.\] burn_lib' \
+		<<<"$(perf report -i "$t/uncached.data" --stdio -q --sort dso,sym 2>/dev/null)"
+fi
+
+# 4. Threads that exist before perf starts: synthesized MMAP2 records
 #    carry build IDs, and so does the kernel's.
 "$w/burn" 100000 >/dev/null &
 bg=$!
