@@ -17,26 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../workloads/listener.h"
+
 #define RING_PAGES 256
 
 static int open_listener(int build_id, void **ring)
 {
 	struct perf_event_attr attr;
-	uint64_t flags;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.exclude_kernel = 1;
-	if (build_id) {	/* bit 34 of the flags word at byte 40 */
-		memcpy(&flags, (char *)&attr + 40, sizeof(flags));
-		flags |= 1ULL << 34;
-		memcpy((char *)&attr + 40, &flags, sizeof(flags));
-	}
+	listener_attr(&attr, 1, build_id);
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 	if (fd < 0) {
 		perror("perf_event_open");

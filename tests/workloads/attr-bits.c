@@ -13,25 +13,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "listener.h"
+
 int main(void)
 {
 	int bit;
 
 	for (bit = 34; bit < 64; bit++) {
 		struct perf_event_attr attr;
-		uint64_t flags;
 		int fd;
 
-		memset(&attr, 0, sizeof(attr));
+		listener_attr(&attr, 1, 0);
 		attr.size = PERF_ATTR_SIZE_VER5;	/* 5.10 knows this size */
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_DUMMY;
-		attr.mmap = 1;
-		attr.mmap2 = 1;
-		attr.exclude_kernel = 1;
-		memcpy(&flags, (char *)&attr + 40, sizeof(flags));
-		flags |= 1ULL << bit;
-		memcpy((char *)&attr + 40, &flags, sizeof(flags));
+		attr_set_bit(&attr, bit);
 		fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 		if (fd >= 0) {
 			printf("bit %d accepted\n", bit);
