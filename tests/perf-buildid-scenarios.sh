@@ -1,8 +1,9 @@
 #!/bin/bash
 # perf record --buildid-mmap end to end, for make check (host and VM):
 # what perf reports and injects for binaries replaced after recording,
-# for a library the kernel could not read a build ID from, for threads
-# that existed before perf started (-p) and for the kernel. Expected build
+# for a library the kernel could not read a build ID from, for malformed
+# records, for threads that existed before perf started (-p) and for the
+# kernel. Expected build
 # IDs come from readelf -n and /sys/kernel/notes, not from perf.
 # usage: perf-buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
 # Prints TAP lines.
@@ -104,7 +105,33 @@ else
 		<<<"$(perf report -i "$t/uncached.data" --stdio -q --sort dso,sym 2>/dev/null)"
 fi
 
-# 4. Threads that exist before perf starts: synthesized MMAP2 records
+# 4. Malformed MMAP2 records (perfdata-mangle breaks those with a build
+#    ID in a recorded file): every tool exits normally, warns once, and
+#    uses no ID from them (an invalid size is shown as such).
+perf record -q --buildid-mmap -o "$t/good.data" -- "$w/spin-sha1" 1000000 >/dev/null 2>&1
+copes() { # copes MODE: perf script, report, buildid-list and inject
+	local m=$1 d=$t/$1.data out err tool
+	[ "$("$w/perfdata-mangle" "$t/good.data" "$d" "$m")" -gt 0 ] || return 1
+	for tool in "script --show-mmap-events" "report --stdio" buildid-list \
+		"inject -b -o $t/$m.injected"; do
+		# shellcheck disable=SC2086  # the tool's words
+		out=$(perf $tool -i "$d" 2>"$t/$m.err") || return 1
+		err=$(grep -c 'PERF_RECORD_MMAP2' "$t/$m.err")
+		[ "$err" -eq 1 ] || { echo "$m: perf $tool warned $err times" >&2; return 1; }
+		case $tool in
+		script*)
+			! grep -Eq '<[0-9a-f]+>' <<<"$out" || return 1
+			[ "$m" = nonul ] || grep -q "<invalid build id size ${m#size}>" <<<"$out" ||
+				return 1 ;;
+		buildid-list) [ -z "$out" ] || return 1 ;;
+		esac
+	done
+}
+for m in size0 size21 size255 nonul; do
+	result "malformed MMAP2 records ($m): one warning, no ID used, no crash" copes "$m"
+done
+
+# 5. Threads that exist before perf starts: synthesized MMAP2 records
 #    carry build IDs, and so does the kernel's.
 "$w/burn" 100000 >/dev/null &
 bg=$!
