@@ -1,9 +1,11 @@
 #!/bin/bash
 # How long perf record takes to stop, classic (a final pass over perf.data
-# collects build IDs) versus --buildid-mmap, side by side for growing
-# perf.data sizes: perf records a busy workload (-p) for DURATION seconds,
-# then gets SIGINT; teardown is the time from the signal to its exit.
-# Prints the median over ROUNDS alternating runs per size, and the ratio.
+# collects build IDs, then the build-ID cache is updated), classic with
+# -N (the pass alone, no cache update) and --buildid-mmap (neither), side
+# by side for growing perf.data sizes: perf records a busy workload (-p)
+# for DURATION seconds, then gets SIGINT; teardown is the time from the
+# signal to its exit. Prints the median over ROUNDS alternating runs per
+# size, and the ratio classic / --buildid-mmap.
 # usage: record-teardown.sh WORKLOAD_DIR [ROUNDS]   (perf from PATH)
 #        DURATIONS="2 6 18" sets the recording times (seconds).
 set -u
@@ -30,17 +32,21 @@ teardown_ms() {
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-printf '%-8s %10s %12s %16s %7s\n' seconds perf.data "classic ms" "buildid-mmap ms" ratio
+printf '%-8s %10s %12s %15s %16s %7s\n' seconds perf.data "classic ms" "classic -N ms" \
+	"buildid-mmap ms" ratio
 for secs in ${DURATIONS:-2 6 18}; do
 	: >"$t/c"
+	: >"$t/n"
 	: >"$t/b"
 	for _ in $(seq "$rounds"); do
 		read -r ms size < <(teardown_ms "$secs")
 		echo "$ms" >>"$t/c"
-		read -r msb _ < <(teardown_ms "$secs" --buildid-mmap)
-		echo "$msb" >>"$t/b"
+		read -r ms _ < <(teardown_ms "$secs" -N)
+		echo "$ms" >>"$t/n"
+		read -r ms _ < <(teardown_ms "$secs" --buildid-mmap)
+		echo "$ms" >>"$t/b"
 	done
-	c=$(median <"$t/c") b=$(median <"$t/b")
-	printf '%-8s %8sMB %12s %16s %7s\n' "$secs" "$((size / 1000000))" "$c" "$b" \
+	c=$(median <"$t/c") n=$(median <"$t/n") b=$(median <"$t/b")
+	printf '%-8s %8sMB %12s %15s %16s %7s\n' "$secs" "$((size / 1000000))" "$c" "$n" "$b" \
 		"$(awk -v c="$c" -v b="$b" 'BEGIN { printf "%.1f", (b > 0 ? c / b : 0) }')"
 done
