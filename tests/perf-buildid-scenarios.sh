@@ -3,8 +3,8 @@
 # what perf reports and injects for binaries replaced after recording,
 # for a library the kernel could not read a build ID from, for malformed
 # records, for threads that existed before perf started (-p) and for the
-# kernel. Expected build
-# IDs come from readelf -n and /sys/kernel/notes, not from perf.
+# kernel. Expected build IDs come from readelf -n and /sys/kernel/notes,
+# not from perf.
 # usage: perf-buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
 # Prints TAP lines.
 set -u
