@@ -4,13 +4,17 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-PATCHES=$TOP/patches
+PATCHES=${PATCHES:-$TOP/patches}
 
 BASE_VERSION=5.10.262
 BASE_DEB_VERSION=5.10.262-1
 BASE_FILE=linux_${BASE_VERSION}.orig.tar.xz
 BASE_SHA256=e03766e4b2c246a20c9e2770aa599ee25c336d33b31c0980950230634e195339
 BASE_TAG=v${BASE_VERSION}
+# Debian's packaging of the base (debian/patches, debian/patches-rt): the
+# PREEMPT_RT guest is built from it (scripts/build-rt-kernel)
+DEBIAN_FILE=linux_${BASE_DEB_VERSION}.debian.tar.xz
+DEBIAN_SHA256=117a1e100275833b98b14b0af5babf9f5996190c87fe489f00cc5ec9f953ce3a
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
 
 # The kernel source tree the series is applied in: the user's own

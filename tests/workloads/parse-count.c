@@ -26,10 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kprobe-count.h"
 #include "listener.h"
 
 #define MAPS		100
-#define PROBE		"mmap2_parse_count"
 
 enum { BUILD_ID = 1, MMAP2 = 2, OTHER_TASK = 4, DATA = 8 };
 
@@ -56,66 +56,6 @@ static const struct {
 	  PROT_READ, 1 },
 };
 
-static char tracing[64];
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid)
-{
-	return syscall(__NR_perf_event_open, attr, pid, -1, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
-static int write_str(const char *file, const char *s)
-{
-	char path[128];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/%s", tracing, file);
-	fd = open(path, O_WRONLY | O_APPEND);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* Add the kprobe; returns its tracepoint id, or -1 saying why. */
-static long add_probe(const char *func)
-{
-	static const char *const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	char buf[128];
-	unsigned int i;
-	FILE *f;
-	long id;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(tracing, sizeof(tracing), "%s", dirs[i]);
-		snprintf(buf, sizeof(buf), "%s/kprobe_events", tracing);
-		if (!access(buf, W_OK))
-			break;
-	}
-	if (i == sizeof(dirs) / sizeof(dirs[0])) {
-		printf("1..0 # SKIP no kprobe_events in tracefs (CONFIG_KPROBE_EVENTS, root)\n");
-		return -1;
-	}
-	write_str("kprobe_events", "-:" PROBE "\n");	/* a leftover */
-	snprintf(buf, sizeof(buf), "p:%s %s\n", PROBE, func);
-	if (write_str("kprobe_events", buf)) {
-		printf("1..0 # SKIP cannot probe %s: %s\n", func, strerror(errno));
-		return -1;
-	}
-	snprintf(buf, sizeof(buf), "%s/events/kprobes/%s/id", tracing, PROBE);
-	f = fopen(buf, "r");
-	if (!f || fscanf(f, "%ld", &id) != 1) {
-		printf("1..0 # SKIP no id for the kprobe on %s\n", func);
-		id = -1;
-	}
-	if (f)
-		fclose(f);
-	return id;
-}
-
 static int open_listener(int flags, pid_t other)
 {
 	struct perf_event_attr attr;
@@ -128,11 +68,10 @@ static int open_listener(int flags, pid_t other)
 int main(int argc, char **argv)
 {
 	const char *func = argc > 2 ? argv[2] : "build_id_parse";
-	struct perf_event_attr attr;
 	int counter, fd, failed = 0;
 	unsigned int c, i;
+	char why[160];
 	pid_t other;
-	long id;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s FILE [FUNC]\n", argv[0]);
@@ -143,17 +82,9 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	id = add_probe(func);
-	if (id < 0)
-		return 4;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	counter = perf_open(&attr, 0);
+	counter = kprobe_counter(func, why, sizeof(why));
 	if (counter < 0) {
-		printf("1..0 # SKIP cannot count kprobe hits: %s\n", strerror(errno));
-		write_str("kprobe_events", "-:" PROBE "\n");
+		printf("1..0 # SKIP %s\n", why);
 		return 4;
 	}
 	other = fork();
@@ -205,6 +136,6 @@ int main(int argc, char **argv)
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
 	close(counter);
-	write_str("kprobe_events", "-:" PROBE "\n");
+	kprobe_remove();
 	return failed;
 }

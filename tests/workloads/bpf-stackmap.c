@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF stack map with BPF_F_STACK_BUILD_ID at run time: the build ID
+ * and file offset it stores for each user frame, checked against this
+ * program's own build ID note (read from /proc/self/exe by the program
+ * itself) and its own return addresses.
+ *
+ * A perf-event program (cpu-clock samples of this thread: interrupt
+ * context) and a kprobe program (on the getppid syscall: process
+ * context) call bpf_get_stackid() while this program is DEPTH calls
+ * deep in a recursion. The BPF programs are a few hand-assembled
+ * instructions loaded with bpf(2), so no compiler for BPF is needed.
+ *
+ * With FUNC (the parser, build_id_parse), a kprobe counts how often the
+ * kernel parses a file during the perf-event stack walks: consecutive
+ * frames in one mapping must share one lookup, so a walk of DEPTH frames
+ * through two or three mappings parses a handful of times, not DEPTH.
+ *
+ * usage: bpf-stackmap [FUNC]. Prints TAP; exits 4 (kselftest's skip)
+ * when the kernel cannot load the programs.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kprobe-count.h"
+
+#define DEPTH		32
+#define MAX_FRAMES	64
+#define MAX_STACKS	256
+
+static uint8_t self_id[20];
+static int self_id_size;
+static uintptr_t ret_addr[DEPTH];	/* deep()'s return addresses */
+static uint64_t ret_off[DEPTH];		/* and their file offsets */
+static uint64_t map_start, map_pgoff;
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* The GNU build ID of an ELF64 file, from its section headers. */
+static int read_build_id(const char *path, uint8_t *id)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	int fd = open(path, O_RDONLY), i, ret = 0;
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (i = 0; i < eh.e_shnum && !ret; i++) {
+		uint8_t buf[4096];
+		uint64_t off = 0;
+
+		if (pread(fd, &sh, sizeof(sh), eh.e_shoff + i * sizeof(sh)) != sizeof(sh))
+			break;
+		if (sh.sh_type != SHT_NOTE || sh.sh_size > sizeof(buf) ||
+		    pread(fd, buf, sh.sh_size, sh.sh_offset) != (ssize_t)sh.sh_size)
+			continue;
+		while (off + sizeof(Elf64_Nhdr) <= sh.sh_size) {
+			Elf64_Nhdr *n = (Elf64_Nhdr *)(buf + off);
+			uint64_t desc = off + sizeof(*n) + ((n->n_namesz + 3) & ~3u);
+
+			if (desc + n->n_descsz > sh.sh_size)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(buf + off + sizeof(*n), "GNU", 4) &&
+			    n->n_descsz <= 20) {
+				memcpy(id, buf + desc, n->n_descsz);
+				ret = n->n_descsz;
+				break;
+			}
+			off = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/* The mapping of this program's text, from /proc/self/maps. */
+static int find_text_mapping(uintptr_t addr)
+{
+	unsigned long start, end, pgoff;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) == 3 &&
+		    addr >= start && addr < end) {
+			map_start = start;
+			map_pgoff = pgoff;
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void spin(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 400000000L);
+}
+
+/* DEPTH frames of deep(), then the work: a spin or getppid() calls */
+static int __attribute__((noinline)) deep(int n, int work)
+{
+	int r;
+
+	if (n == DEPTH) {
+		if (work)
+			spin();
+		else
+			for (r = 0; r < 20; r++)
+				syscall(SYS_getppid);
+		return 0;
+	}
+	r = deep(n + 1, work);
+	ret_addr[n] = (uintptr_t)__builtin_return_address(0);
+	return r + 1;
+}
+
+/*
+ * bpf_get_stackid(ctx, stack map, BPF_F_USER_STACK), then count the run
+ * in element 0 of the array map @runs_fd.
+ */
+static int load_prog(int type, int map_fd, int runs_fd, char *log, size_t log_len)
+{
+	struct bpf_insn insns[] = {
+		/* r1 is the context; r2 = the stack map; r3 = the flags */
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd },
+		{ 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3,
+		  .imm = BPF_F_USER_STACK },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_stackid },
+		/* key 0 at fp - 4; r0 = lookup(runs, &key) */
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = -4 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4 },
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = runs_fd },
+		{ 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem },
+		/* if (r0) atomically *(u64 *)r0 += 1 */
+		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_XADD | BPF_DW, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = type;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (uintptr_t)"GPL";
+	attr.log_buf = (uintptr_t)log;
+	attr.log_size = log_len;
+	attr.log_level = 1;
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+static int new_map(int type, uint32_t value_size, uint32_t entries, uint32_t flags)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = type;
+	attr.key_size = sizeof(uint32_t);
+	attr.value_size = value_size;
+	attr.max_entries = entries;
+	attr.map_flags = flags;
+	return sys_bpf(BPF_MAP_CREATE, &attr);
+}
+
+/* Element 0 of the array map @fd, read and reset */
+static uint64_t take_runs(int fd)
+{
+	uint64_t runs = 0, zero = 0;
+	uint32_t key = 0;
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = (uintptr_t)&key;
+	attr.value = (uintptr_t)&runs;
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
+		return 0;
+	attr.value = (uintptr_t)&zero;
+	sys_bpf(BPF_MAP_UPDATE_ELEM, &attr);
+	return runs;
+}
+
+/* An event on this thread that runs @prog: cpu-clock samples or a kprobe */
+static int attach(int prog, int kprobe)
+{
+	struct perf_event_attr attr;
+	int fd, type = -1;
+	FILE *f;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	if (kprobe) {
+		f = fopen("/sys/bus/event_source/devices/kprobe/type", "r");
+		if (!f || fscanf(f, "%d", &type) != 1)
+			type = -1;
+		if (f)
+			fclose(f);
+		if (type < 0) {
+			errno = ENOENT;
+			return -1;
+		}
+		attr.type = type;
+		attr.config1 = (uintptr_t)"__x64_sys_getppid";
+	} else {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = 200000;	/* 200 us */
+	}
+	attr.disabled = 1;
+	fd = perf_open(&attr, 0);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct tally {
+	unsigned int stacks, frames, right, ip_fallback, whole;
+};
+
+/* Is this frame one of deep()'s, with this program's build ID? */
+static int deep_frame(const struct bpf_stack_build_id *f)
+{
+	int i;
+
+	if (f->status != BPF_STACK_BUILD_ID_VALID ||
+	    memcmp(f->build_id, self_id, self_id_size))
+		return 0;
+	for (i = self_id_size; i < 20; i++)
+		if (f->build_id[i])
+			return 0;	/* padding must be zero */
+	for (i = 0; i < DEPTH; i++)
+		if (f->offset == ret_off[i])
+			return 1;
+	return 0;
+}
+
+/* Check every stack in the map, then empty it. */
+static void check_map(int map_fd, struct tally *t)
+{
+	static struct bpf_stack_build_id frames[MAX_FRAMES];
+	uint32_t key, next;
+	union bpf_attr attr;
+	int first = 1, i, n;
+
+	memset(t, 0, sizeof(*t));
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map_fd;
+		attr.key = first ? 0 : (uintptr_t)&key;
+		attr.next_key = (uintptr_t)&next;
+		if (sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr))
+			break;
+		first = 0;
+		key = next;
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map_fd;
+		attr.key = (uintptr_t)&key;
+		attr.value = (uintptr_t)frames;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
+			continue;
+		t->stacks++;
+		for (i = 0, n = 0; i < MAX_FRAMES; i++) {
+			if (frames[i].status == BPF_STACK_BUILD_ID_EMPTY)
+				break;
+			t->frames++;
+			t->ip_fallback += frames[i].status == BPF_STACK_BUILD_ID_IP;
+			n += deep_frame(&frames[i]);
+		}
+		t->right += n;
+		/* deep(1..DEPTH) return into deep(), deep(0) into main() */
+		t->whole += n >= DEPTH;
+	}
+	/* empty it for the next program */
+	while (1) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map_fd;
+		attr.next_key = (uintptr_t)&next;
+		if (sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr))
+			break;
+		attr.key = (uintptr_t)&next;
+		if (sys_bpf(BPF_MAP_DELETE_ELEM, &attr))
+			break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const kinds[] = { "perf-event program", "kprobe program" };
+	const char *func = argc > 1 ? argv[1] : NULL;
+	int map_fd, runs_fd, prog, ev, counter = -1, failed = 0, k, i, test = 0;
+	static char log[65536];
+	uint64_t parses = 0, runs;
+	char why[160] = "";
+	struct tally t;
+
+	self_id_size = read_build_id("/proc/self/exe", self_id);
+	if (self_id_size <= 0) {
+		printf("1..0 # SKIP this program has no build ID note\n");
+		return 4;
+	}
+	/* deep()'s return addresses as file offsets, as the map gives them */
+	deep(0, 0);
+	if (!find_text_mapping(ret_addr[1])) {
+		printf("1..0 # SKIP no mapping for this program's text\n");
+		return 4;
+	}
+	for (i = 0; i < DEPTH; i++)
+		ret_off[i] = ret_addr[i] - map_start + map_pgoff;
+
+	/* 5.10 charges BPF maps to RLIMIT_MEMLOCK */
+	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
+	map_fd = new_map(BPF_MAP_TYPE_STACK_TRACE,
+			 MAX_FRAMES * sizeof(struct bpf_stack_build_id), MAX_STACKS,
+			 BPF_F_STACK_BUILD_ID);
+	runs_fd = new_map(BPF_MAP_TYPE_ARRAY, sizeof(uint64_t), 1, 0);
+	if (map_fd < 0 || runs_fd < 0) {
+		printf("1..0 # SKIP cannot create a build-ID stack map: %s\n", strerror(errno));
+		return 4;
+	}
+	printf("1..%d\n", func ? 3 : 2);
+	for (k = 0; k < 2; k++) {
+		prog = load_prog(k ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_PERF_EVENT,
+				 map_fd, runs_fd, log, sizeof(log));
+		ev = prog < 0 ? -1 : attach(prog, k);
+		if (ev < 0 && k && errno == ENOENT) {
+			printf("ok %d %s # SKIP no kprobe PMU (CONFIG_KPROBE_EVENTS)\n",
+			       ++test, kinds[k]);
+		} else if (ev < 0) {
+			printf("not ok %d %s # cannot load or attach it: %s\n",
+			       ++test, kinds[k], strerror(errno));
+			fprintf(stderr, "%s", log);
+			failed = 1;
+		}
+		if (ev < 0) {
+			if (prog >= 0)
+				close(prog);
+			continue;
+		}
+		if (!k && func) {
+			counter = kprobe_counter(func, why, sizeof(why));
+			parses = counter < 0 ? 0 : counter_read(counter);
+		}
+		ioctl(ev, PERF_EVENT_IOC_ENABLE, 0);
+		deep(0, !k);
+		ioctl(ev, PERF_EVENT_IOC_DISABLE, 0);
+		if (counter >= 0)
+			parses = counter_read(counter) - parses;
+		runs = take_runs(runs_fd);
+		check_map(map_fd, &t);
+		fprintf(stderr, "# %s: %llu runs, %u stacks, %u frames, %u at deep()'s return addresses with this program's ID, %u IP fallbacks\n",
+			kinds[k], (unsigned long long)runs, t.stacks, t.frames, t.right,
+			t.ip_fallback);
+		/*
+		 * Every stack runs through deep(): DEPTH frames with this
+		 * program's build ID at deep()'s return addresses. The frame
+		 * pointer walk may stop early in a library that uses the
+		 * frame pointer register, so most stacks, not all, must.
+		 */
+		if (runs && t.whole && t.whole * 2 >= t.stacks) {
+			printf("ok %d %s: build IDs and offsets of deep()'s frames\n",
+			       ++test, kinds[k]);
+		} else {
+			printf("not ok %d %s: build IDs and offsets of deep()'s frames # %llu runs, %u of %u stacks with %d frames\n",
+			       ++test, kinds[k], (unsigned long long)runs, t.whole,
+			       t.stacks, DEPTH);
+			failed = 1;
+		}
+		if (!k && func) {
+			/*
+			 * One lookup per run of consecutive frames in one
+			 * mapping: this program, libc, the vDSO, this program
+			 * again... a handful per walk, not one per frame.
+			 */
+			if (counter < 0) {
+				printf("ok %d parses per stack walk # SKIP %s\n", ++test, why);
+			} else if (runs && parses <= 8 * runs && parses >= runs) {
+				printf("ok %d parses per stack walk # %llu parses in %llu walks\n",
+				       ++test, (unsigned long long)parses,
+				       (unsigned long long)runs);
+			} else {
+				printf("not ok %d parses per stack walk # %llu parses in %llu walks of %d frames\n",
+				       ++test, (unsigned long long)parses,
+				       (unsigned long long)runs, DEPTH + 4);
+				failed = 1;
+			}
+			if (counter >= 0) {
+				close(counter);
+				kprobe_remove();
+			}
+		}
+		close(ev);
+		close(prog);
+	}
+	close(map_fd);
+	close(runs_fd);
+	return failed;
+}
