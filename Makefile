@@ -7,6 +7,7 @@
 #   make tree     build/linux: the pinned 5.10.262 base with patches/ applied
 #   make export   write the commits in build/linux back to patches/
 #   make kernel   build/kernel/arch/x86/boot/bzImage
+#   make rt-kernel  build/rt/kernel: the series on Debian's PREEMPT_RT patch set
 #   make perf     build/perf/perf
 #   make selftests  build/selftests/install
 #   make check-series  series hygiene: applies, checkpatch, commit messages,
@@ -18,7 +19,7 @@
 #
 # Run anything in the test kernel: scripts/vm run -- PROG ARGS...
 
-.PHONY: demo check deps fetch tree export kernel perf selftests workloads \
+.PHONY: demo check deps fetch tree export kernel rt-kernel perf selftests workloads \
 	check-series bench clean distclean
 
 demo:
@@ -42,6 +43,9 @@ export:
 kernel: tree
 	@scripts/build-kernel
 
+rt-kernel: tree
+	@scripts/build-rt-kernel
+
 perf: tree
 	@scripts/build-perf
 
@@ -60,7 +64,7 @@ bench:
 
 clean:
 	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
-		build/check build/check-series build/base build/series
+		build/check build/check-series build/base build/series build/rt
 
 distclean:
 	rm -rf build

@@ -3,14 +3,18 @@
 # what perf reports and injects for binaries replaced after recording,
 # for a library the kernel could not read a build ID from, for malformed
 # records, for threads that existed before perf started (-p) and for the
-# kernel. Expected build IDs come from readelf -n and /sys/kernel/notes,
-# not from perf.
+# kernel; for one path that was two binaries in one session (inject -b
+# and --buildid-all, buildid-list, report --tasks --mmaps), for the
+# map-parse timeout and for a binary replaced before perf attached.
+# Expected build IDs come from readelf -n and /sys/kernel/notes, and the
+# build-ID records perf inject writes are read from the raw bytes of
+# perf report -D, not from perf's own parsing.
 # usage: perf-buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
 # Prints TAP lines.
 set -u
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/buildid-scenarios.XXXXXX")
-trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
+trap 'kill "${bg:-}" "${bg2:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t  # the build-ID cache, ~/.debug, starts empty
 n=0
 result() { # result NAME CMD...: "ok" when CMD succeeds
@@ -147,4 +151,117 @@ kid=$(kernel_id)
 has_kernel_id() { [ -n "$1" ] && grep -q "<$1>\]: .* \[kernel.kallsyms\]_text\$" <<<"$2"; }
 result "kernel: synthesized record has the build ID of /sys/kernel/notes" \
 	has_kernel_id "$kid" "$mmaps"
+
+# Build-ID records (PERF_RECORD_HEADER_BUILD_ID) in a perf.data file, as
+# "ID PATH", read here from perf report -D's raw dump of each record:
+# the ID is build_id_size bytes long when misc has bit 15, else 20.
+build_id_records() {
+	perf report -D -i "$1" 2>/dev/null | awk '
+		/^0x[0-9a-f]+ \[0x[0-9a-f]+\]: event: / { r = ($NF == 67); n = 0; next }
+		r && /^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f]:  / {
+			for (i = 3; i <= 18 && $i ~ /^[0-9a-f][0-9a-f]$/; i++) b[n++] = $i
+			next
+		}
+		r && n { dump(); r = 0 }
+		END { if (r && n) dump() }
+		function dump(   misc, size, id, name, i) {
+			misc = b[5] b[4]
+			size = (substr(misc, 1, 1) ~ /[89a-f]/) ? hex(b[32]) : 20
+			for (i = 0; i < size; i++) id = id b[12 + i]
+			for (i = 36; i < n && b[i] != "00"; i++) name = name sprintf("%c", hex(b[i]))
+			print id, name
+		}
+		function hex(s,   v, k) {
+			for (k = 1; k <= length(s); k++)
+				v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1
+			return v
+		}'
+}
+
+# 6. One path, two files: a binary replaced between two runs in one
+#    session (the recorded IDs, sha1 and md5), then replaced again on disk
+#    after recording (a third ID, which no tool may report). perf inject
+#    -b and --buildid-all write one build-ID record per ID, with the ID's
+#    own bytes and size, and perf buildid-list lists both IDs.
+sha1=$(elf_id "$w/spin-sha1") md5=$(elf_id "$w/spin-md5")
+cp "$w/spin-sha1" "$t/two"
+# shellcheck disable=SC2016  # expanded by the inner bash
+perf record -q --buildid-mmap -o "$t/two.data" -- bash -c \
+	'"$1" 30000000; cp "$2" "$1.new" && mv "$1.new" "$1" && "$1" 30000000' \
+	_ "$t/two" "$w/spin-md5" >/dev/null 2>&1
+cp "$w/spin-8" "$t/two.new" && mv "$t/two.new" "$t/two"
+exactly() { # exactly WANT GOT: the same lines, in any order
+	[ "$(sort <<<"$1")" = "$(sort <<<"$2")" ] ||
+		{ printf 'want:\n%s\ngot:\n%s\n' "$1" "$2" >&2; return 1; }
+}
+perf inject -b -i "$t/two.data" -o "$t/two-b.data" 2>/dev/null
+result "one path, two IDs: inject -b writes a build-ID record for each, sized" \
+	exactly "$sha1 $t/two"$'\n'"$md5 $t/two" "$(build_id_records "$t/two-b.data" | grep " $t/two\$")"
+result "one path, two IDs: buildid-list after inject -b lists both" \
+	exactly "$sha1 $t/two"$'\n'"$md5 $t/two" \
+	"$(perf buildid-list -i "$t/two-b.data" 2>/dev/null | grep " $t/two\$" | tr -s ' ')"
+perf inject --buildid-all -i "$t/two.data" -o "$t/two-all.data" 2>/dev/null
+result "inject --buildid-all: the recorded IDs, not the file now on disk" \
+	exactly "$sha1 $t/two"$'\n'"$md5 $t/two" "$(build_id_records "$t/two-all.data" | grep " $t/two\$")"
+result "inject --buildid-all: buildid-list lists both, not the file on disk" \
+	exactly "$sha1 $t/two"$'\n'"$md5 $t/two" \
+	"$(perf buildid-list -i "$t/two-all.data" 2>/dev/null | grep " $t/two\$" | tr -s ' ')"
+
+# 7. One path, a record with a build ID and a classic one (the binary
+#    replaced by one without a build ID): perf report --tasks --mmaps
+#    shows the ID for the first and the inode for the second, and after
+#    inject -b only the recorded ID is listed for the path.
+cp "$w/spin-sha1" "$t/mix"
+cp "$w/spin-none" "$t/mix.none"
+ino_none=$(stat -c %i "$t/mix.none")
+# shellcheck disable=SC2016  # expanded by the inner bash
+perf record -q --buildid-mmap -o "$t/mix.data" -- bash -c \
+	'"$1" 30000000; mv "$2" "$1" && "$1" 30000000' \
+	_ "$t/mix" "$t/mix.none" >/dev/null 2>&1
+maps=$(perf report -i "$t/mix.data" --tasks --mmaps 2>/dev/null | grep " $t/mix\$")
+both() { grep -q " r-xp [0-9a-f]* <$sha1> $t/mix\$" <<<"$1" &&
+	 grep -q " r-xp [0-9a-f]* $ino_none $t/mix\$" <<<"$1"; }
+result "ID and classic record: report --tasks --mmaps shows the ID and the inode" \
+	both "$maps"
+perf inject -b -i "$t/mix.data" -o "$t/mix-b.data" 2>/dev/null
+result "ID and classic record: inject -b lists the recorded ID only" \
+	exactly "$sha1 $t/mix" \
+	"$(perf buildid-list -i "$t/mix-b.data" 2>/dev/null | grep " $t/mix\$" | tr -s ' ')"
+
+# 8. The map-parse timeout (--proc-map-timeout=0: at the first line of
+#    each process): the timed-out line of a binary without a build ID
+#    keeps its classic fields, not the build ID bit of the process before.
+"$w/burn" 100000000 >/dev/null &
+bg=$!
+cp "$w/spin-none" "$t/noid"
+"$t/noid" 100000000000 &
+bg2=$!
+sleep 1
+perf record -q --buildid-mmap --proc-map-timeout=0 -p "$bg,$bg2" -o "$t/timeout.data" \
+	-- sleep 0.5 >/dev/null 2>&1
+kill "$bg" "$bg2" 2>/dev/null
+mmaps=$(perf script -i "$t/timeout.data" --show-mmap-events 2>/dev/null | grep PERF_RECORD_MMAP2)
+result "map-parse timeout: an ELF file's timed-out line has its build ID" \
+	grep -q "<$(elf_id "$w/burn")>\]: r--p $w/burn\$" <<<"$mmaps"
+result "map-parse timeout: the next process's line keeps its inode, no ID" \
+	grep -q " [0-9a-f]*:[0-9a-f]* $(stat -c %i "$t/noid") 0\]: r--p $t/noid\$" <<<"$mmaps"
+
+# 9. -p with a binary replaced after it started: the synthesized record
+#    has the ID of the binary that runs (read through
+#    /proc/PID/map_files/, so as root), not none and not the new file's.
+if [ "$(id -u)" = 0 ]; then
+	cp "$w/spin-sha1" "$t/gone"
+	"$t/gone" 100000000000 &
+	bg=$!
+	sleep 0.5
+	cp "$w/spin-md5" "$t/gone.new" && mv "$t/gone.new" "$t/gone"
+	perf record -q --buildid-mmap -p "$bg" -o "$t/gone.data" -- sleep 0.3 >/dev/null 2>&1
+	kill "$bg" 2>/dev/null
+	result "-p, binary replaced since it started: the ID of the one that runs" \
+		grep -q "<$sha1>\]: r-xp $t/gone (deleted)\$" \
+		<<<"$(perf script -i "$t/gone.data" --show-mmap-events 2>/dev/null)"
+else
+	n=$((n + 1))
+	echo "ok $n -p, binary replaced since it started # SKIP not root"
+fi
 echo "1..$n"

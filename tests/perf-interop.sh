@@ -42,3 +42,31 @@ for writer in ours theirs; do
 	check "$name/build-ids-as-readelf" "$(ids "$rp" "$data")" "$expect"
 	check "$name/same-top-symbols" "$(top "$rp" "$data")" "$(top "$wp" "$data")"
 done
+
+# Mainline perf adds sample fields this tree's perf does not parse: -W
+# sets WEIGHT_STRUCT, --data-page-size and --code-page-size add fields.
+# Reading such a file must fail and name the bits (mainline's perf
+# evlist says which are set), never print samples read from the wrong
+# places. -d --phys-data only add fields both know.
+data=$t/newer-bits.data
+if ! "$theirs" record -q -W -d --phys-data --data-page-size --code-page-size \
+	-o "$data" -- "$w/burn" 30 >/dev/null 2>"$t/err"; then
+	echo "SKIP interop/$ver-newer-sample-bits # $theirs record -W -d --phys-data failed: $(head -1 "$t/err")"
+else
+	set_bits=$("$theirs" evlist -v -i "$data" 2>/dev/null | grep -o 'sample_type: [^,]*' |
+		tr '|' '\n' | grep -xE 'WEIGHT_STRUCT|DATA_PAGE_SIZE|CODE_PAGE_SIZE' | sort -u)
+	if [ -z "$set_bits" ]; then
+		echo "SKIP interop/$ver-newer-sample-bits # no bit unknown to the patched perf was set"
+	elif out=$("$ours" report -i "$data" --stdio 2>"$t/err"); then
+		printf 'the patched perf read a file with %s:\n%s\n' "$set_bits" "$out" >&2
+		echo "FAIL interop/$ver-newer-sample-bits"
+	else
+		named=$(for b in $set_bits; do grep -qw "$b" "$t/err" && echo "$b"; done)
+		if [ "$named" = "$set_bits" ] && ! grep -q '%' <<<"$out"; then
+			echo "PASS interop/$ver-newer-sample-bits"
+		else
+			cat "$t/err" >&2
+			echo "FAIL interop/$ver-newer-sample-bits # refused without naming $set_bits"
+		fi
+	fi
+fi
