@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How often does the kernel parse a mapped file for its build ID?
- * ABI.md point 5: at most once per mmap, and not at all unless a live
+ * The series parses a file at most once per mmap, and not at all unless a live
  * event that matches the mapping asked for build IDs in MMAP2 records.
  *
  * The count comes from a kprobe on the parser (FUNC, default
