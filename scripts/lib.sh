@@ -67,3 +67,22 @@ format_series() {
 jobs_n() {
 	nproc 2>/dev/null || echo 2
 }
+
+# section NAME: the output of test NAME of a tests/guest-suite.sh run on
+# stdin, without its frame
+section() {
+	awk -v name="$1" '
+		{ sub(/\r$/, "") }
+		$0 == "@@begin " name { on = 1; next }
+		on && index($0, "@@end " name " ") == 1 { on = 0 }
+		on'
+}
+
+# section_rc NAME: the exit status of test NAME in a tests/guest-suite.sh
+# run on stdin ("none" when it did not finish)
+section_rc() {
+	awk -v name="$1" '
+		{ sub(/\r$/, "") }
+		index($0, "@@end " name " ") == 1 { rc = $3 }
+		END { print (rc == "" ? "none" : rc) }'
+}

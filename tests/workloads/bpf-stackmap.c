@@ -11,12 +11,17 @@
  * deep in a recursion. The BPF programs are a few hand-assembled
  * instructions loaded with bpf(2), so no compiler for BPF is needed.
  *
+ * The innermost frames pass through libfarnote.so, whose build ID note
+ * lies beyond its first page: the stack map must store its ID there too,
+ * while 5.10 without the series read the first page only and stored an
+ * IP (--first-page-only expects that, for the unpatched kernel).
+ *
  * With FUNC (the parser, build_id_parse), a kprobe counts how often the
  * kernel parses a file during the perf-event stack walks: consecutive
  * frames in one mapping must share one lookup, so a walk of DEPTH frames
  * through two or three mappings parses a handful of times, not DEPTH.
  *
- * usage: bpf-stackmap [FUNC]. Prints TAP; exits 4 (kselftest's skip)
+ * usage: bpf-stackmap [--first-page-only] [FUNC]. Prints TAP; exits 4 (kselftest's skip)
  * when the kernel cannot load the programs.
  */
 #define _GNU_SOURCE
@@ -45,7 +50,13 @@ static uint8_t self_id[20];
 static int self_id_size;
 static uintptr_t ret_addr[DEPTH];	/* deep()'s return addresses */
 static uint64_t ret_off[DEPTH];		/* and their file offsets */
-static uint64_t map_start, map_pgoff;
+static uint8_t far_id[20];
+static int far_id_size;
+static uintptr_t far_ret;		/* work()'s return address in the library */
+static uint64_t far_off;
+static int first_page_only;
+
+int far_call(int (*fn)(int), int arg);	/* libfarnote.so */
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -90,25 +101,27 @@ static int read_build_id(const char *path, uint8_t *id)
 	return ret;
 }
 
-/* The mapping of this program's text, from /proc/self/maps. */
-static int find_text_mapping(uintptr_t addr)
+/*
+ * The file offset of @addr and the path of the file mapped there, from
+ * /proc/self/maps; -1 when no file is mapped there.
+ */
+static int64_t file_offset(uintptr_t addr, char *path, size_t path_len)
 {
 	unsigned long start, end, pgoff;
-	char line[512];
+	char line[512], name[256];
 	FILE *f = fopen("/proc/self/maps", "r");
-	int found = 0;
+	int64_t off = -1;
 
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) == 3 &&
-		    addr >= start && addr < end) {
-			map_start = start;
-			map_pgoff = pgoff;
-			found = 1;
+	while (f && off < 0 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end, &pgoff,
+			   name) == 4 && addr >= start && addr < end) {
+			off = addr - start + pgoff;
+			snprintf(path, path_len, "%s", name);
 		}
 	}
 	if (f)
 		fclose(f);
-	return found;
+	return off;
 }
 
 static void spin(void)
@@ -121,20 +134,28 @@ static void spin(void)
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 400000000L);
 }
 
-/* DEPTH frames of deep(), then the work: a spin or getppid() calls */
-static int __attribute__((noinline)) deep(int n, int work)
+/* The work, called through libfarnote.so: a spin or getppid() calls */
+static int __attribute__((noinline)) work(int spinning)
 {
 	int r;
 
-	if (n == DEPTH) {
-		if (work)
-			spin();
-		else
-			for (r = 0; r < 20; r++)
-				syscall(SYS_getppid);
-		return 0;
-	}
-	r = deep(n + 1, work);
+	far_ret = (uintptr_t)__builtin_return_address(0);
+	if (spinning)
+		spin();
+	else
+		for (r = 0; r < 20; r++)
+			syscall(SYS_getppid);
+	return 0;
+}
+
+/* DEPTH frames of deep(), then the work */
+static int __attribute__((noinline)) deep(int n, int spinning)
+{
+	int r;
+
+	if (n == DEPTH)
+		return far_call(work, spinning);
+	r = deep(n + 1, spinning);
 	ret_addr[n] = (uintptr_t)__builtin_return_address(0);
 	return r + 1;
 }
@@ -252,7 +273,7 @@ static int attach(int prog, int kprobe)
 }
 
 struct tally {
-	unsigned int stacks, frames, right, ip_fallback, whole;
+	unsigned int stacks, frames, right, ip_fallback, whole, far_id, far_ip;
 };
 
 /* Is this frame one of deep()'s, with this program's build ID? */
@@ -270,6 +291,16 @@ static int deep_frame(const struct bpf_stack_build_id *f)
 		if (f->offset == ret_off[i])
 			return 1;
 	return 0;
+}
+
+/* Count the frame at work()'s return address in libfarnote.so. */
+static void far_frame(const struct bpf_stack_build_id *f, struct tally *t)
+{
+	if (f->status == BPF_STACK_BUILD_ID_IP && f->ip == far_ret)
+		t->far_ip++;
+	if (f->status == BPF_STACK_BUILD_ID_VALID && f->offset == far_off &&
+	    !memcmp(f->build_id, far_id, far_id_size))
+		t->far_id++;
 }
 
 /* Check every stack in the map, then empty it. */
@@ -303,6 +334,7 @@ static void check_map(int map_fd, struct tally *t)
 			t->frames++;
 			t->ip_fallback += frames[i].status == BPF_STACK_BUILD_ID_IP;
 			n += deep_frame(&frames[i]);
+			far_frame(&frames[i], t);
 		}
 		t->right += n;
 		/* deep(1..DEPTH) return into deep(), deep(0) into main() */
@@ -324,13 +356,17 @@ static void check_map(int map_fd, struct tally *t)
 int main(int argc, char **argv)
 {
 	static const char *const kinds[] = { "perf-event program", "kprobe program" };
-	const char *func = argc > 1 ? argv[1] : NULL;
 	int map_fd, runs_fd, prog, ev, counter = -1, failed = 0, k, i, test = 0;
-	static char log[65536];
+	static char log[65536], path[256];
+	const char *func;
+	unsigned int far;
+	int64_t off;
 	uint64_t parses = 0, runs;
 	char why[160] = "";
 	struct tally t;
 
+	first_page_only = argc > 1 && !strcmp(argv[1], "--first-page-only");
+	func = argc > 1 + first_page_only ? argv[1 + first_page_only] : NULL;
 	self_id_size = read_build_id("/proc/self/exe", self_id);
 	if (self_id_size <= 0) {
 		printf("1..0 # SKIP this program has no build ID note\n");
@@ -338,12 +374,21 @@ int main(int argc, char **argv)
 	}
 	/* deep()'s return addresses as file offsets, as the map gives them */
 	deep(0, 0);
-	if (!find_text_mapping(ret_addr[1])) {
-		printf("1..0 # SKIP no mapping for this program's text\n");
+	for (i = 0; i < DEPTH; i++) {
+		off = file_offset(ret_addr[i], path, sizeof(path));
+		if (off < 0) {
+			printf("1..0 # SKIP no mapping for this program's text\n");
+			return 4;
+		}
+		ret_off[i] = off;
+	}
+	off = file_offset(far_ret, path, sizeof(path));
+	far_id_size = off < 0 ? -1 : read_build_id(path, far_id);
+	if (far_id_size <= 0) {
+		printf("1..0 # SKIP no build ID note in the library at %s\n", path);
 		return 4;
 	}
-	for (i = 0; i < DEPTH; i++)
-		ret_off[i] = ret_addr[i] - map_start + map_pgoff;
+	far_off = off;
 
 	/* 5.10 charges BPF maps to RLIMIT_MEMLOCK */
 	setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY });
@@ -355,17 +400,20 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP cannot create a build-ID stack map: %s\n", strerror(errno));
 		return 4;
 	}
-	printf("1..%d\n", func ? 3 : 2);
+	printf("1..%d\n", func ? 5 : 4);
 	for (k = 0; k < 2; k++) {
 		prog = load_prog(k ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_PERF_EVENT,
 				 map_fd, runs_fd, log, sizeof(log));
 		ev = prog < 0 ? -1 : attach(prog, k);
 		if (ev < 0 && k && errno == ENOENT) {
-			printf("ok %d %s # SKIP no kprobe PMU (CONFIG_KPROBE_EVENTS)\n",
-			       ++test, kinds[k]);
+			for (i = 0; i < 2; i++)
+				printf("ok %d %s%s # SKIP no kprobe PMU (CONFIG_KPROBE_EVENTS)\n",
+				       ++test, kinds[k], i ? ": library note beyond page 0" : "");
 		} else if (ev < 0) {
-			printf("not ok %d %s # cannot load or attach it: %s\n",
-			       ++test, kinds[k], strerror(errno));
+			for (i = 0; i < 2; i++)
+				printf("not ok %d %s%s # cannot load or attach it: %s\n",
+				       ++test, kinds[k], i ? ": library note beyond page 0" : "",
+				       strerror(errno));
 			fprintf(stderr, "%s", log);
 			failed = 1;
 		}
@@ -385,9 +433,9 @@ int main(int argc, char **argv)
 			parses = counter_read(counter) - parses;
 		runs = take_runs(runs_fd);
 		check_map(map_fd, &t);
-		fprintf(stderr, "# %s: %llu runs, %u stacks, %u frames, %u at deep()'s return addresses with this program's ID, %u IP fallbacks\n",
+		fprintf(stderr, "# %s: %llu runs, %u stacks, %u frames, %u at deep()'s return addresses with this program's ID, %u IP fallbacks; libfarnote.so frame: %u with its ID, %u as an IP\n",
 			kinds[k], (unsigned long long)runs, t.stacks, t.frames, t.right,
-			t.ip_fallback);
+			t.ip_fallback, t.far_id, t.far_ip);
 		/*
 		 * Every stack runs through deep(): DEPTH frames with this
 		 * program's build ID at deep()'s return addresses. The frame
@@ -401,6 +449,22 @@ int main(int argc, char **argv)
 			printf("not ok %d %s: build IDs and offsets of deep()'s frames # %llu runs, %u of %u stacks with %d frames\n",
 			       ++test, kinds[k], (unsigned long long)runs, t.whole,
 			       t.stacks, DEPTH);
+			failed = 1;
+		}
+		/*
+		 * The frame in libfarnote.so: its build ID, read beyond the
+		 * first page; an IP only where the first page is all the
+		 * stack map reads (5.10 without the series).
+		 */
+		far = first_page_only ? t.far_ip : t.far_id;
+		if (runs && far && far * 2 >= t.stacks) {
+			printf("ok %d %s: library note beyond page 0 # %s in %u of %u stacks\n",
+			       ++test, kinds[k], first_page_only ? "an IP" : "its build ID",
+			       far, t.stacks);
+		} else {
+			printf("not ok %d %s: library note beyond page 0 # expected %s: %u stacks, %u with its ID, %u with an IP\n",
+			       ++test, kinds[k], first_page_only ? "an IP" : "its build ID",
+			       t.stacks, t.far_id, t.far_ip);
 			failed = 1;
 		}
 		if (!k && func) {
@@ -418,7 +482,7 @@ int main(int argc, char **argv)
 			} else {
 				printf("not ok %d parses per stack walk # %llu parses in %llu walks of %d frames\n",
 				       ++test, (unsigned long long)parses,
-				       (unsigned long long)runs, DEPTH + 4);
+				       (unsigned long long)runs, DEPTH + 6);
 				failed = 1;
 			}
 			if (counter >= 0) {
