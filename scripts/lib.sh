@@ -17,14 +17,45 @@ DEBIAN_FILE=linux_${BASE_DEB_VERSION}.debian.tar.xz
 DEBIAN_SHA256=117a1e100275833b98b14b0af5babf9f5996190c87fe489f00cc5ec9f953ce3a
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
 
+# The guest architecture (ARCH=, as QEMU and Debian's cross compilers
+# name it): x86_64 (the default, the host's own), arm64, i386 (HIGHMEM)
+# or s390x (big-endian). It picks the kernel's ARCH, the cross compiler,
+# the kernel image, QEMU and where the builds go: build/kernel etc. for
+# x86_64, build/ARCH/kernel etc. for the others, whose userspace is
+# static. ARCH is taken out of the environment here so that it reaches
+# no other make (perf's own build is always the host's); the scripts this
+# one runs get it as GUEST_ARCH.
+GUEST_ARCH=${ARCH:-${GUEST_ARCH:-x86_64}}
+export GUEST_ARCH
+unset ARCH
+case $GUEST_ARCH in
+x86_64) KARCH=x86_64 CROSS='' KIMAGE=arch/x86/boot/bzImage DEBARCH=amd64 ;;
+i386) KARCH=i386 CROSS=i686-linux-gnu- KIMAGE=arch/x86/boot/bzImage DEBARCH=i386 ;;
+arm64) KARCH=arm64 CROSS=aarch64-linux-gnu- KIMAGE=arch/arm64/boot/Image DEBARCH=arm64 ;;
+s390x) KARCH=s390 CROSS=s390x-linux-gnu- KIMAGE=arch/s390/boot/bzImage DEBARCH=s390x ;;
+*)
+	printf '%s: error: ARCH=%s is not a guest architecture (x86_64, arm64, i386, s390x)\n' \
+		"$(basename "$0")" "$GUEST_ARCH" >&2
+	exit 2
+	;;
+esac
+QEMU=qemu-system-${GUEST_ARCH/arm64/aarch64}
+if [ "$GUEST_ARCH" = x86_64 ]; then
+	ARCH_BUILD=$BUILD
+else
+	ARCH_BUILD=$BUILD/$GUEST_ARCH
+fi
+
 # The kernel source tree the series is applied in: the user's own
 # (KERNEL_TREE=) or the one made from the pinned base. LINUX and KOUT
 # may be set to build another tree (scripts/build-base-kernel does), POUT
-# and SOUT to build perf and the selftests elsewhere.
+# and SOUT to build perf and the selftests elsewhere; WOUT holds the
+# test workloads.
 LINUX=${LINUX:-${KERNEL_TREE:-$BUILD/linux}}
-KOUT=${KOUT:-$BUILD/kernel}
+KOUT=${KOUT:-$ARCH_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
-SOUT=${SOUT:-$BUILD/selftests}
+SOUT=${SOUT:-$ARCH_BUILD/selftests}
+WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
 
 # ccache sees paths under build/ relative to the build directory, so the

@@ -15,12 +15,21 @@
 #define ATTR_FLAGS_OFFSET	40
 #define ATTR_BUILD_ID_BIT	34
 
+/*
+ * Bit-fields fill the word from its least significant bit on little-endian
+ * ABIs and from its most significant bit on big-endian ones (s390x,
+ * ppc64): bit 34 of the ABI is 1 << 34 on x86_64 and 1 << 29 on s390x.
+ */
 static inline void attr_set_bit(struct perf_event_attr *attr, int bit)
 {
 	uint64_t flags;
 
 	memcpy(&flags, (char *)attr + ATTR_FLAGS_OFFSET, sizeof(flags));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	flags |= 1ULL << (63 - bit);
+#else
 	flags |= 1ULL << bit;
+#endif
 	memcpy((char *)attr + ATTR_FLAGS_OFFSET, &flags, sizeof(flags));
 }
 
