@@ -18,6 +18,8 @@
 #   make distclean  remove build/ entirely
 #
 # Run anything in the test kernel: scripts/vm run -- PROG ARGS...
+# Another architecture's guest (arm64, s390x, i386):
+#   ARCH=arm64 scripts/build-guest && ARCH=arm64 scripts/vm run -- PROG ARGS...
 
 .PHONY: demo check deps fetch tree export kernel rt-kernel perf selftests workloads \
 	check-series bench clean distclean
@@ -64,7 +66,8 @@ bench:
 
 clean:
 	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
-		build/check build/check-series build/base build/series build/rt
+		build/check build/check-series build/base build/series build/rt \
+		build/arm64 build/s390x build/i386 build/robot build/robot-* build/debian
 
 distclean:
 	rm -rf build
