@@ -454,10 +454,15 @@ int main(int argc, char **argv)
 		/*
 		 * The frame in libfarnote.so: its build ID, read beyond the
 		 * first page; an IP only where the first page is all the
-		 * stack map reads (5.10 without the series).
+		 * stack map reads (5.10 without the series). With the series
+		 * a lookup may still fail now and then (a page just evicted,
+		 * seen once on the slow debug guest) and give an IP, as the
+		 * stack map does on every kernel: its ID must then still be
+		 * the more frequent.
 		 */
 		far = first_page_only ? t.far_ip : t.far_id;
-		if (runs && far && far * 2 >= t.stacks) {
+		if (runs && far && (first_page_only ? far * 2 >= t.stacks :
+				    far >= t.far_ip && far * 3 >= t.stacks)) {
 			printf("ok %d %s: library note beyond page 0 # %s in %u of %u stacks\n",
 			       ++test, kinds[k], first_page_only ? "an IP" : "its build ID",
 			       far, t.stacks);

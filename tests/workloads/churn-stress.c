@@ -1020,7 +1020,8 @@ static void *reader(void *arg)
 			err = open_listener(&l[i], flags, tid, cpu, 1 + rnd(&rs) % 2);
 			if (err) {
 				count(S_OPEN_FAIL, 1);
-				if (err != -EMFILE && err != -ENOMEM)
+				/* a worker that just ended is no error */
+				if (err != -EMFILE && err != -ENOMEM && err != -ESRCH)
 					error("perf_event_open: %s", strerror(-err));
 				continue;
 			}
