@@ -117,3 +117,10 @@ section_rc() {
 		index($0, "@@end " name " ") == 1 { rc = $3 }
 		END { print (rc == "" ? "none" : rc) }'
 }
+
+# series_objects: the objects of the C files the series changes (outside
+# tools/, scripts/ and samples/), one per line
+series_objects() {
+	git -C "$LINUX" diff --name-only "$BASE_TAG" HEAD -- '*.c' \
+		':!tools/' ':!scripts/' ':!samples/' | sed 's/[.]c$/.o/'
+}
