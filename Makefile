@@ -12,7 +12,10 @@
 #   make selftests  build/selftests/install
 #   make check-series  series hygiene: applies, checkpatch, commit messages,
 #                 builds after every patch
-#   make bench    mmap() cost and perf record teardown, as ratios
+#   make mainline-kernel  build/mainline/kernel: mainline 6.12 (Debian's
+#                 linux-source-6.12) with the same config, the reference
+#   make bench    cost of --buildid-mmap, patched 5.10 versus mainline 6.12
+#                 in the same VM, and perf record/report on the host
 #   scripts/try-stable  which 5.10.y releases the series applies to
 #   make clean    remove the build outputs (keeps build/linux and the download)
 #   make distclean  remove build/ entirely
@@ -21,8 +24,8 @@
 # Another architecture's guest (arm64, s390x, i386):
 #   ARCH=arm64 scripts/build-guest && ARCH=arm64 scripts/vm run -- PROG ARGS...
 
-.PHONY: demo check deps fetch tree export kernel rt-kernel perf selftests workloads \
-	check-series bench clean distclean
+.PHONY: demo check deps fetch tree export kernel rt-kernel mainline-kernel perf selftests \
+	workloads check-series bench clean distclean
 
 demo:
 	@scripts/demo
@@ -48,6 +51,9 @@ kernel: tree
 rt-kernel: tree
 	@scripts/build-rt-kernel
 
+mainline-kernel: deps
+	@scripts/build-mainline-kernel
+
 perf: tree
 	@scripts/build-perf
 
@@ -67,7 +73,8 @@ bench:
 clean:
 	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
 		build/check build/check-series build/base build/series build/rt \
-		build/arm64 build/s390x build/i386 build/robot build/robot-* build/debian
+		build/arm64 build/s390x build/i386 build/robot build/robot-* build/debian \
+		build/mainline/kernel build/bench
 
 distclean:
 	rm -rf build

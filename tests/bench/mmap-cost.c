@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a build-ID listener adds to mmap(): time mmap()+munmap() of an ELF
- * file (PROT_EXEC) under a listener with mmap2 and build_id, and under one
- * with mmap2 only, in alternating rounds, and print the median of the
- * per-round ratios. Ratios, not absolute times: the machine is shared.
- * usage: mmap-cost FILE [ROUNDS [MAPS_PER_ROUND]]
+ * What a build-ID listener adds to mmap(): time mmap()+munmap() of ELF
+ * files (PROT_EXEC) with no listener, under a listener with mmap2 only and
+ * under one with mmap2 and build_id. Every round measures each file under
+ * the three variants, in an order that rotates from round to round, so
+ * that drift of a shared, noisy machine falls on all of them alike.
+ * Prints one line per measurement, for scripts/bench to reduce:
+ *   mmap ROUND FILE VARIANT NS_PER_PAIR
+ * with VARIANT none, mmap2 or build_id.
+ * usage: mmap-cost ROUNDS MAPS_PER_ROUND FILE...
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -21,7 +25,10 @@
 
 #define RING_PAGES 256
 
-static int open_listener(int build_id, void **ring)
+enum variant { NONE, MMAP2, BUILD_ID, NR_VARIANTS };
+static const char *const variant_name[NR_VARIANTS] = { "none", "mmap2", "build_id" };
+
+static int open_listener(int build_id, void **ring, size_t ring_size)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -29,11 +36,10 @@ static int open_listener(int build_id, void **ring)
 	listener_attr(&attr, 1, build_id);
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 	if (fd < 0) {
-		perror("perf_event_open");
+		perror(build_id ? "perf_event_open (build_id)" : "perf_event_open");
 		exit(2);
 	}
-	*ring = mmap(NULL, (RING_PAGES + 1) * sysconf(_SC_PAGESIZE),
-		     PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	*ring = mmap(NULL, ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (*ring == MAP_FAILED) {
 		perror("mmap ring");
 		exit(2);
@@ -41,26 +47,29 @@ static int open_listener(int build_id, void **ring)
 	return fd;
 }
 
-static double now(void)
+static int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Seconds for @n mmap()+munmap() pairs under the listener. */
-static double round_time(int build_id, int file, int n)
+/* Nanoseconds per mmap()+munmap() pair of @file, @n pairs under @v. */
+static double pair_ns(enum variant v, int file, int n)
 {
-	struct perf_event_mmap_page *pc;
 	long page = sysconf(_SC_PAGESIZE);
-	void *ring;
-	double t0, t;
-	int fd, i;
+	size_t ring_size = (RING_PAGES + 1) * page;
+	struct perf_event_mmap_page *pc = NULL;
+	void *ring = NULL;
+	int64_t t0, t;
+	int fd = -1, i;
 
-	fd = open_listener(build_id, &ring);
-	pc = ring;
-	t0 = now();
+	if (v != NONE) {
+		fd = open_listener(v == BUILD_ID, &ring, ring_size);
+		pc = ring;
+	}
+	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		void *p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, 0);
 
@@ -69,54 +78,52 @@ static double round_time(int build_id, int file, int n)
 			exit(2);
 		}
 		munmap(p, page);
-		if (!(i % 64))	/* consume, so that no record is lost */
+		if (pc && !(i % 64))	/* consume, so that no record is lost */
 			pc->data_tail = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	}
-	t = now() - t0;
-	munmap(ring, (RING_PAGES + 1) * page);
-	close(fd);
-	return t;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	t = now_ns() - t0;
+	if (fd >= 0) {
+		munmap(ring, ring_size);
+		close(fd);
+	}
+	return (double)t / n;
 }
 
 int main(int argc, char **argv)
 {
-	int rounds = argc > 2 ? atoi(argv[2]) : 21;
-	int n = argc > 3 ? atoi(argv[3]) : 2000;
-	double *ratio, with = 0, without = 0;
-	int file, r;
+	int rounds, n, r, f, k;
 
-	if (argc < 2 || rounds < 1 || n < 1) {
-		fprintf(stderr, "usage: %s FILE [ROUNDS [MAPS_PER_ROUND]]\n", argv[0]);
+	if (argc < 4 || (rounds = atoi(argv[1])) < 1 || (n = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: %s ROUNDS MAPS_PER_ROUND FILE...\n", argv[0]);
 		return 2;
 	}
-	file = open(argv[1], O_RDONLY);
-	if (file < 0) {
-		perror(argv[1]);
-		return 2;
+	for (f = 3; f < argc; f++) {
+		int file = open(argv[f], O_RDONLY);
+
+		if (file < 0) {
+			perror(argv[f]);
+			return 2;
+		}
+		pair_ns(BUILD_ID, file, n / 4 + 1);	/* warm up: page cache, slabs */
+		close(file);
 	}
-	ratio = calloc(rounds, sizeof(*ratio));
-	round_time(1, file, n);	/* warm up */
 	for (r = 0; r < rounds; r++) {
-		/* alternate which goes first */
-		double a = r & 1 ? round_time(0, file, n) : 0;
-		double b = round_time(1, file, n);
+		for (f = 3; f < argc; f++) {
+			int file = open(argv[f], O_RDONLY);
 
-		if (!(r & 1))
-			a = round_time(0, file, n);
-		ratio[r] = b / a;
-		with += b;
-		without += a;
+			if (file < 0) {
+				perror(argv[f]);
+				return 2;
+			}
+			for (k = 0; k < NR_VARIANTS; k++) {
+				enum variant v = (r + k) % NR_VARIANTS;
+
+				printf("mmap %d %s %s %.0f\n", r, argv[f], variant_name[v],
+				       pair_ns(v, file, n));
+				fflush(stdout);
+			}
+			close(file);
+		}
 	}
-	qsort(ratio, rounds, sizeof(*ratio), cmp);
-	printf("mmap()+munmap() of %s, %d rounds of %d: build_id/mmap2-only median ratio %.3f (min %.3f, max %.3f; %.2f vs %.2f us per pair)\n",
-	       argv[1], rounds, n, ratio[rounds / 2], ratio[0], ratio[rounds - 1],
-	       with / rounds / n * 1e6, without / rounds / n * 1e6);
 	return 0;
 }

@@ -1,52 +1,79 @@
 #!/bin/bash
-# How long perf record takes to stop, classic (a final pass over perf.data
-# collects build IDs, then the build-ID cache is updated), classic with
-# -N (the pass alone, no cache update) and --buildid-mmap (neither), side
-# by side for growing perf.data sizes: perf records a busy workload (-p)
-# for DURATION seconds, then gets SIGINT; teardown is the time from the
-# signal to its exit. Prints the median over ROUNDS alternating runs per
-# size, and the ratio classic / --buildid-mmap.
-# usage: record-teardown.sh WORKLOAD_DIR [ROUNDS]   (perf from PATH)
-#        DURATIONS="2 6 18" sets the recording times (seconds).
+# How long perf record takes to stop, and how long perf report then takes
+# to start, classic (a final pass over perf.data collects build IDs, then
+# the build-ID cache is updated), classic with -N (the pass alone) and
+# --buildid-mmap (neither), for growing perf.data sizes and for each perf
+# given. perf records the whole system (-a, a sample every 10 us of each
+# CPU, callchains) while a busy workload runs on every CPU, for SECONDS,
+# then gets SIGINT; teardown is the time from the signal to its exit.
+# Then perf report --stdio reads the last round's files: build IDs from
+# the perf.data header (classic) or from the MMAP2 records. Variants
+# alternate within a round. Prints, for scripts/bench-report:
+#   host teardown PERF SECONDS ROUND VARIANT MS BYTES
+#   host report PERF SECONDS ROUND VARIANT MS
+# usage: record-teardown.sh WORKLOAD_DIR ROUNDS NAME=PERF...
+#        DURATIONS="1 4 16" sets the recording times (seconds).
 set -u
-w=$1 rounds=${2:-3}
+w=$1 rounds=$2
+shift 2
 t=$(mktemp -d "${TMPDIR:-/tmp}/teardown.XXXXXX")
-"$w/burn" 10000000 >/dev/null &
-bg=$!
-trap 'kill $bg 2>/dev/null; rm -rf "$t"' EXIT
+bgs=()
+for _ in $(seq "$(nproc)"); do
+	"$w/burn" 100000000 >/dev/null &
+	bgs+=($!)
+done
+trap 'kill "${bgs[@]}" 2>/dev/null; rm -rf "$t"' EXIT
 
 ns() { date +%s%N; }
-# teardown_ms SECONDS OPTS...: a sample every 5 us of the workload's CPU
-# time, callchains, a small buffer so that little is left to flush
-teardown_ms() {
-	local secs=$1 pid t0 t1
-	shift
-	perf record -q "$@" -e cpu-clock -c 5000 -m 16 -g -p "$bg" -o "$t/perf.data" 2>/dev/null &
+log() { printf '==> %s\n' "$*" >&2; }
+variants=(classic classic-N buildid-mmap)
+ids_from=(classic buildid-mmap)
+opts() {
+	case $1 in
+	classic) ;;
+	classic-N) echo -N ;;
+	buildid-mmap) echo --buildid-mmap ;;
+	esac
+}
+
+# teardown PERF SECONDS VARIANT OUT: print "MS BYTES"
+teardown() {
+	local perf=$1 secs=$2 out=$4 pid t0 t1
+	# shellcheck disable=SC2046 # the variant's options, none or one word
+	"$perf" record -q $(opts "$3") -a -e cpu-clock -c 10000 -m 64 -g -o "$out" 2>/dev/null &
 	pid=$!
 	sleep "$secs"
 	t0=$(ns)
 	kill -INT "$pid"
 	wait "$pid"
 	t1=$(ns)
-	echo $(( (t1 - t0) / 1000000 )) "$(stat -c %s "$t/perf.data")"
+	echo $(( (t1 - t0) / 1000000 )) "$(stat -c %s "$out")"
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-printf '%-8s %10s %12s %15s %16s %7s\n' seconds perf.data "classic ms" "classic -N ms" \
-	"buildid-mmap ms" ratio
-for secs in ${DURATIONS:-2 6 18}; do
-	: >"$t/c"
-	: >"$t/n"
-	: >"$t/b"
-	for _ in $(seq "$rounds"); do
-		read -r ms size < <(teardown_ms "$secs")
-		echo "$ms" >>"$t/c"
-		read -r ms _ < <(teardown_ms "$secs" -N)
-		echo "$ms" >>"$t/n"
-		read -r ms _ < <(teardown_ms "$secs" --buildid-mmap)
-		echo "$ms" >>"$t/b"
+for secs in ${DURATIONS:-1 4 16}; do
+	start=$(date +%s)
+	log "perf record teardown, $secs s of recording, $rounds rounds"
+	for r in $(seq 0 $((rounds - 1))); do
+		for k in 0 1 2; do
+			v=${variants[(r + k) % 3]}
+			for p in "$@"; do
+				out=$t/${p%%=*}-$v.data
+				read -r ms size < <(teardown "${p#*=}" "$secs" "$v" "$out")
+				echo "host teardown ${p%%=*} $secs $r $v $ms $size"
+			done
+		done
 	done
-	c=$(median <"$t/c") n=$(median <"$t/n") b=$(median <"$t/b")
-	printf '%-8s %8sMB %12s %15s %16s %7s\n' "$secs" "$((size / 1000000))" "$c" "$n" "$b" \
-		"$(awk -v c="$c" -v b="$b" 'BEGIN { printf "%.1f", (b > 0 ? c / b : 0) }')"
+	log "perf report start-up on the same files"
+	for r in $(seq 0 $((rounds - 1))); do
+		for k in 0 1; do
+			v=${ids_from[(r + k) % 2]}
+			for p in "$@"; do
+				t0=$(ns)
+				"${p#*=}" report -i "$t/${p%%=*}-$v.data" --stdio -q --sort dso >/dev/null 2>&1
+				echo "host report ${p%%=*} $secs $r $v $(( ($(ns) - t0) / 1000000 ))"
+			done
+		done
+	done
+	rm -f "$t"/*.data
+	log "$secs s of recording: done in $(( $(date +%s) - start ))s"
 done

@@ -1,0 +1,77 @@
+#!/bin/bash
+# The guest half of make bench, run in the VM on each kernel: prints
+# result lines for scripts/bench-report (the host half).
+#   mmap ROUND FILE VARIANT NS_PER_PAIR       (tests/bench/mmap-cost)
+#   exec ROUND WORKLOAD VARIANT NS EXECS      (no profiler, perf record -a,
+#                                              perf record -a --buildid-mmap)
+#   cover WORKLOAD FILE_MAPS WITH_ID NO_NOTE NOT_FOUND ANON
+# usage: guest-bench.sh WORKLOAD_DIR BENCH_DIR LIBC
+# (LIBC: the C library /usr/bin/true links, its path on the host)
+# Environment: MMAP_ROUNDS (15), MMAPS (2000), EXEC_ROUNDS (5), EXECS
+# (1000), SHELL_ROUNDS (100; 5 execs each)
+set -eu
+w=$1 b=$2 libc=$3
+cd /scratch
+
+# the files to map, on the ext4 disk: real shared libraries and a file at
+# the parser's bound (its build ID is out of the kernel's reach)
+cp "$libc" libc.so.6
+cp "$(command -v perf)" perf.elf
+"$w/hostile-elf" hostile.elf
+"$w/mmap-cost" "${MMAP_ROUNDS:-15}" "${MMAPS:-2000}" libc.so.6 perf.elf hostile.elf
+
+execs=${EXECS:-1000} shell_rounds=${SHELL_ROUNDS:-100}
+# run_variant ROUND NAME VARIANT EXECS CMD...: CMD prints "exec N PROG NS"
+run_variant() {
+	local round=$1 name=$2 variant=$3 n=$4 out
+	shift 4
+	case $variant in
+	none) out=$("$@") ;;
+	mmap2) out=$(perf record -q -a -e cpu-clock -o "$name.mmap2.data" -- "$@" 2>/dev/null) ;;
+	build_id) out=$(perf record -q -a -e cpu-clock --buildid-mmap -o "$name.build_id.data" -- "$@" 2>/dev/null) ;;
+	esac
+	echo "exec $round $name $variant $(echo "$out" | awk '/^exec / { print $4 }') $n"
+}
+variants=(none mmap2 build_id)
+for ((r = 0; r < ${EXEC_ROUNDS:-5}; r++)); do
+	for k in 0 1 2; do
+		v=${variants[(r + k) % 3]}
+		run_variant "$r" fork-exec "$v" "$execs" "$w/exec-loop" "$execs" /usr/bin/true
+		run_variant "$r" shell "$v" $((shell_rounds * 5)) \
+			"$w/exec-loop" 1 /bin/bash "$b/short-commands.sh" "$shell_rounds"
+	done
+done
+
+# coverage: the executable mappings the kernel reported during the last
+# --buildid-mmap run of each workload (synthesized records, of processes
+# that were there before perf started, have time 0 and are left out)
+declare -A has_note
+for name in fork-exec shell; do
+	perf script -i "$name.build_id.data" --show-mmap-events 2>/dev/null |
+		awk '/PERF_RECORD_MMAP2/ && $4 != "0.000000:" && $(NF-1) ~ /^..x/' >maps.txt
+	files=0 with=0 nonote=0 notfound=0 anon=0
+	while read -r line; do
+		f=${line#*]: }
+		f=${f#* }
+		if [[ $f != /* ]]; then
+			anon=$((anon + 1))
+			continue
+		fi
+		files=$((files + 1))
+		if [[ $line == *" <"*">]: "* ]]; then
+			with=$((with + 1))
+			continue
+		fi
+		if [ -z "${has_note[$f]:-}" ]; then
+			has_note[$f]=no
+			readelf -n "$f" 2>/dev/null | grep -q 'Build ID:' && has_note[$f]=yes
+		fi
+		if [ "${has_note[$f]}" = yes ]; then
+			notfound=$((notfound + 1))
+			echo "no ID in the record, but a note in the file: $line" >&2
+		else
+			nonote=$((nonote + 1))
+		fi
+	done <maps.txt
+	echo "cover $name $files $with $nonote $notfound $anon"
+done

@@ -1,0 +1,43 @@
+# make bench's plots, drawn in build/bench from scripts/bench-report's
+# .dat files: gnuplot tests/bench/plots.gnuplot
+set terminal pngcairo size 800,480 font ",10"
+set grid ytics
+set key top left
+
+set output "mmap-added.png"
+set title "Time the build-ID lookup adds to one mmap()+munmap() (QEMU/TCG)"
+set ylabel "µs per mmap()+munmap(), build ID minus MMAP2 only"
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.6 border -1
+set yrange [0:*]
+plot "mmap-added.dat" using 2:3:4:xtic(1) title "5.10.262 + series", \
+     "" using 5:6:7 title "6.12.117 (mainline)"
+
+set output "exec-extra.png"
+set title "--buildid-mmap over perf record -a, exec-heavy work (QEMU/TCG)"
+set ylabel "extra time per exec, %"
+set yrange [*:*]
+plot "exec-extra.dat" using 2:3:4:xtic(1) title "5.10.262 + series", \
+     "" using 5:6:7 title "6.12.117 (mainline)"
+
+set style data linespoints
+set xlabel "perf.data size, MB"
+set yrange [0:*]
+set output "teardown.png"
+set title "perf record teardown (SIGINT to exit), host kernel"
+set ylabel "ms"
+plot "teardown-this-tree.dat" using 1:2 title "this tree's perf, classic", \
+     "" using 1:3 title "this tree's perf, classic -N", \
+     "" using 1:4 title "this tree's perf, --buildid-mmap", \
+     "teardown-debian.dat" using 1:2 title "Debian's perf, classic" dashtype 2, \
+     "" using 1:3 title "Debian's perf, classic -N" dashtype 2, \
+     "" using 1:4 title "Debian's perf, --buildid-mmap" dashtype 2
+
+set output "report-startup.png"
+set title "perf report --stdio on the same files, host kernel"
+set ylabel "ms"
+plot "report-this-tree.dat" using 1:2 title "this tree's perf, IDs from the header (classic)", \
+     "" using 1:3 title "this tree's perf, IDs from MMAP2 records", \
+     "report-debian.dat" using 1:2 title "Debian's perf, IDs from the header (classic)" dashtype 2, \
+     "" using 1:3 title "Debian's perf, IDs from MMAP2 records" dashtype 2
