@@ -7,8 +7,11 @@
 #   cover WORKLOAD FILE_MAPS WITH_ID NO_NOTE NOT_FOUND ANON
 # usage: guest-bench.sh WORKLOAD_DIR BENCH_DIR LIBC
 # (LIBC: the C library /usr/bin/true links, its path on the host)
-# Environment: MMAP_ROUNDS (15), MMAPS (2000), EXEC_ROUNDS (5), EXECS
-# (1000), SHELL_ROUNDS (100; 5 execs each)
+# Environment: MMAP_ROUNDS (9), MMAPS (20000 pairs per round and variant),
+# EXEC_ROUNDS (9), EXECS (150 fork+execs per round and variant),
+# SHELL_ROUNDS (12 rounds of the script, 5 execs each). Many short rounds
+# rather than a few long ones: the variants take turns, and the median of
+# the per-round ratios is robust to a round that the machine slowed down.
 set -eu
 w=$1 b=$2 libc=$3
 cd /scratch
@@ -18,9 +21,9 @@ cd /scratch
 cp "$libc" libc.so.6
 cp "$(command -v perf)" perf.elf
 "$w/hostile-elf" hostile.elf
-"$w/mmap-cost" "${MMAP_ROUNDS:-15}" "${MMAPS:-2000}" libc.so.6 perf.elf hostile.elf
+"$w/mmap-cost" "${MMAP_ROUNDS:-9}" "${MMAPS:-20000}" libc.so.6 perf.elf hostile.elf
 
-execs=${EXECS:-1000} shell_rounds=${SHELL_ROUNDS:-100}
+execs=${EXECS:-150} shell_rounds=${SHELL_ROUNDS:-12}
 # run_variant ROUND NAME VARIANT EXECS CMD...: CMD prints "exec N PROG NS"
 run_variant() {
 	local round=$1 name=$2 variant=$3 n=$4 out
@@ -33,7 +36,10 @@ run_variant() {
 	echo "exec $round $name $variant $(echo "$out" | awk '/^exec / { print $4 }') $n"
 }
 variants=(none mmap2 build_id)
-for ((r = 0; r < ${EXEC_ROUNDS:-5}; r++)); do
+# warm up: the page cache, and QEMU's translations of the programs
+"$w/exec-loop" 50 /usr/bin/true >/dev/null
+"$w/exec-loop" 1 /bin/bash "$b/short-commands.sh" 10 >/dev/null
+for ((r = 0; r < ${EXEC_ROUNDS:-9}; r++)); do
 	for k in 0 1 2; do
 		v=${variants[(r + k) % 3]}
 		run_variant "$r" fork-exec "$v" "$execs" "$w/exec-loop" "$execs" /usr/bin/true

@@ -2,10 +2,11 @@
 /*
  * What a build-ID listener adds to mmap(): time mmap()+munmap() of ELF
  * files (PROT_EXEC) with no listener, under a listener with mmap2 only and
- * under one with mmap2 and build_id. Every round measures each file under
- * the three variants, in an order that rotates from round to round, so
- * that drift of a shared, noisy machine falls on all of them alike.
- * Prints one line per measurement, for scripts/bench to reduce:
+ * under one with mmap2 and build_id. A round measures each file under the
+ * three variants in blocks of BLOCK pairs, the variants taking turns block
+ * by block (in an order that rotates), so that the noise of a shared
+ * machine falls on all of them alike. Prints one line per file, round and
+ * variant, for scripts/bench-report:
  *   mmap ROUND FILE VARIANT NS_PER_PAIR
  * with VARIANT none, mmap2 or build_id.
  * usage: mmap-cost ROUNDS MAPS_PER_ROUND FILE...
@@ -24,6 +25,7 @@
 #include "../workloads/listener.h"
 
 #define RING_PAGES 256
+#define BLOCK 2000
 
 enum variant { NONE, MMAP2, BUILD_ID, NR_VARIANTS };
 static const char *const variant_name[NR_VARIANTS] = { "none", "mmap2", "build_id" };
@@ -55,8 +57,8 @@ static int64_t now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Nanoseconds per mmap()+munmap() pair of @file, @n pairs under @v. */
-static double pair_ns(enum variant v, int file, int n)
+/* Nanoseconds for @n mmap()+munmap() pairs of @file under @v. */
+static int64_t pairs_ns(enum variant v, int file, int n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t ring_size = (RING_PAGES + 1) * page;
@@ -86,7 +88,7 @@ static double pair_ns(enum variant v, int file, int n)
 		munmap(ring, ring_size);
 		close(fd);
 	}
-	return (double)t / n;
+	return t;
 }
 
 int main(int argc, char **argv)
@@ -104,24 +106,32 @@ int main(int argc, char **argv)
 			perror(argv[f]);
 			return 2;
 		}
-		pair_ns(BUILD_ID, file, n / 4 + 1);	/* warm up: page cache, slabs */
+		pairs_ns(BUILD_ID, file, BLOCK);	/* warm up: page cache, slabs */
 		close(file);
 	}
 	for (r = 0; r < rounds; r++) {
 		for (f = 3; f < argc; f++) {
+			int64_t ns[NR_VARIANTS] = { 0 };
 			int file = open(argv[f], O_RDONLY);
+			int done, b;
 
 			if (file < 0) {
 				perror(argv[f]);
 				return 2;
 			}
-			for (k = 0; k < NR_VARIANTS; k++) {
-				enum variant v = (r + k) % NR_VARIANTS;
+			for (done = 0, b = 0; done < n; done += BLOCK, b++) {
+				int len = n - done < BLOCK ? n - done : BLOCK;
 
-				printf("mmap %d %s %s %.0f\n", r, argv[f], variant_name[v],
-				       pair_ns(v, file, n));
-				fflush(stdout);
+				for (k = 0; k < NR_VARIANTS; k++) {
+					enum variant v = (r + b + k) % NR_VARIANTS;
+
+					ns[v] += pairs_ns(v, file, len);
+				}
 			}
+			for (k = 0; k < NR_VARIANTS; k++)
+				printf("mmap %d %s %s %.0f\n", r, argv[f], variant_name[k],
+				       (double)ns[k] / n);
+			fflush(stdout);
 			close(file);
 		}
 	}

@@ -4,7 +4,7 @@
 # the build-ID cache is updated), classic with -N (the pass alone) and
 # --buildid-mmap (neither), for growing perf.data sizes and for each perf
 # given. perf records the whole system (-a, a sample every 10 us of each
-# CPU, callchains) while a busy workload runs on every CPU, for SECONDS,
+# CPU, callchains) while a busy workload runs, for SECONDS,
 # then gets SIGINT; teardown is the time from the signal to its exit.
 # Then perf report --stdio reads the last round's files: build IDs from
 # the perf.data header (classic) or from the MMAP2 records. Variants
@@ -17,12 +17,9 @@ set -u
 w=$1 rounds=$2
 shift 2
 t=$(mktemp -d "${TMPDIR:-/tmp}/teardown.XXXXXX")
-bgs=()
-for _ in $(seq "$(nproc)"); do
-	"$w/burn" 100000000 >/dev/null &
-	bgs+=($!)
-done
-trap 'kill "${bgs[@]}" 2>/dev/null; rm -rf "$t"' EXIT
+"$w/burn" 100000000 >/dev/null &
+bg=$!
+trap 'kill $bg 2>/dev/null; rm -rf "$t"' EXIT
 
 ns() { date +%s%N; }
 log() { printf '==> %s\n' "$*" >&2; }
