@@ -6,6 +6,9 @@
 # given. perf records the whole system (-a, a sample every 10 us of each
 # CPU, callchains) while a busy workload runs, for SECONDS,
 # then gets SIGINT; teardown is the time from the signal to its exit.
+# --no-bpf-event: perf's side-band thread (BPF program events) notices
+# the end only when its poll() times out, which adds 0 to 1000 ms at
+# random to every teardown, whatever the variant.
 # Then perf report --stdio reads the last round's files: build IDs from
 # the perf.data header (classic) or from the MMAP2 records. Variants
 # alternate within a round. Prints, for scripts/bench-report:
@@ -37,7 +40,8 @@ opts() {
 teardown() {
 	local perf=$1 secs=$2 out=$4 pid t0 t1
 	# shellcheck disable=SC2046 # the variant's options, none or one word
-	"$perf" record -q $(opts "$3") -a -e cpu-clock -c 10000 -m 64 -g -o "$out" 2>/dev/null &
+	"$perf" record -q $(opts "$3") --no-bpf-event -a -e cpu-clock -c 10000 -m 64 -g \
+		-o "$out" 2>/dev/null &
 	pid=$!
 	sleep "$secs"
 	t0=$(ns)
