@@ -15,12 +15,19 @@
 set -eu
 w=$1 b=$2 libc=$3
 cd /scratch
+# progress on stderr, with the seconds since the previous line
+t=$(date +%s)
+progress() {
+	echo "==> $* ($(( $(date +%s) - t ))s since the last step)" >&2
+	t=$(date +%s)
+}
 
 # the files to map, on the ext4 disk: real shared libraries and a file at
 # the parser's bound (its build ID is out of the kernel's reach)
 cp "$libc" libc.so.6
 cp "$(command -v perf)" perf.elf
 "$w/hostile-elf" hostile.elf
+progress "$(uname -r): mmap cost, ${MMAP_ROUNDS:-9} rounds"
 "$w/mmap-cost" "${MMAP_ROUNDS:-9}" "${MMAPS:-20000}" libc.so.6 perf.elf hostile.elf
 
 execs=${EXECS:-150} shell_rounds=${SHELL_ROUNDS:-12}
@@ -39,6 +46,7 @@ variants=(none mmap2 build_id)
 # warm up: the page cache, and QEMU's translations of the programs
 "$w/exec-loop" 50 /usr/bin/true >/dev/null
 "$w/exec-loop" 1 /bin/bash "$b/short-commands.sh" 10 >/dev/null
+progress "$(uname -r): exec-heavy work, ${EXEC_ROUNDS:-9} rounds"
 for ((r = 0; r < ${EXEC_ROUNDS:-9}; r++)); do
 	for k in 0 1 2; do
 		v=${variants[(r + k) % 3]}
@@ -51,6 +59,7 @@ done
 # coverage: the executable mappings the kernel reported during the last
 # --buildid-mmap run of each workload (synthesized records, of processes
 # that were there before perf started, have time 0 and are left out)
+progress "$(uname -r): coverage"
 declare -A has_note
 for name in fork-exec shell; do
 	perf script -i "$name.build_id.data" --show-mmap-events 2>/dev/null |
@@ -81,3 +90,4 @@ for name in fork-exec shell; do
 	done <maps.txt
 	echo "cover $name $files $with $nonote $notfound $anon"
 done
+progress "$(uname -r): done"
