@@ -7,8 +7,9 @@
 #   cover WORKLOAD FILE_MAPS WITH_ID NO_NOTE NOT_FOUND ANON
 # usage: guest-bench.sh WORKLOAD_DIR BENCH_DIR LIBC
 # (LIBC: the C library /usr/bin/true links, its path on the host)
-# Environment: MMAP_ROUNDS (9), MMAPS (20000 pairs per round and variant),
-# EXEC_ROUNDS (9), EXECS (150 fork+execs per round and variant),
+# Environment (per boot; scripts/bench boots each kernel 3 times):
+# MMAP_ROUNDS (3), MMAPS (20000 pairs per round and variant),
+# EXEC_ROUNDS (3), EXECS (150 fork+execs per round and variant),
 # SHELL_ROUNDS (12 rounds of the script, 5 execs each). Many short rounds
 # rather than a few long ones: the variants take turns, and the median of
 # the per-round ratios is robust to a round that the machine slowed down.
@@ -27,8 +28,8 @@ progress() {
 cp "$libc" libc.so.6
 cp "$(command -v perf)" perf.elf
 "$w/hostile-elf" hostile.elf
-progress "$(uname -r): mmap cost, ${MMAP_ROUNDS:-9} rounds"
-"$w/mmap-cost" "${MMAP_ROUNDS:-9}" "${MMAPS:-20000}" libc.so.6 perf.elf hostile.elf
+progress "$(uname -r): mmap cost, ${MMAP_ROUNDS:-3} rounds"
+"$w/mmap-cost" "${MMAP_ROUNDS:-3}" "${MMAPS:-20000}" libc.so.6 perf.elf hostile.elf
 
 execs=${EXECS:-150} shell_rounds=${SHELL_ROUNDS:-12}
 # run_variant ROUND NAME VARIANT EXECS CMD...: CMD prints "exec N PROG NS"
@@ -46,8 +47,8 @@ variants=(none mmap2 build_id)
 # warm up: the page cache, and QEMU's translations of the programs
 "$w/exec-loop" 50 /usr/bin/true >/dev/null
 "$w/exec-loop" 1 /bin/bash "$b/short-commands.sh" 10 >/dev/null
-progress "$(uname -r): exec-heavy work, ${EXEC_ROUNDS:-9} rounds"
-for ((r = 0; r < ${EXEC_ROUNDS:-9}; r++)); do
+progress "$(uname -r): exec-heavy work, ${EXEC_ROUNDS:-3} rounds"
+for ((r = 0; r < ${EXEC_ROUNDS:-3}; r++)); do
 	for k in 0 1 2; do
 		v=${variants[(r + k) % 3]}
 		run_variant "$r" fork-exec "$v" "$execs" "$w/exec-loop" "$execs" /usr/bin/true
