@@ -64,7 +64,7 @@ progress "$(uname -r): coverage"
 declare -A has_note
 for name in fork-exec shell; do
 	perf script -i "$name.build_id.data" --show-mmap-events 2>/dev/null |
-		awk '/PERF_RECORD_MMAP2/ && $4 != "0.000000:" && $(NF-1) ~ /^..x/' >maps.txt
+		grep -v ' 0\.000000: PERF_RECORD_MMAP2 ' | grep -E 'PERF_RECORD_MMAP2 .*\]: ..x. ' >maps.txt || true
 	files=0 with=0 nonote=0 notfound=0 anon=0
 	while read -r line; do
 		f=${line#*]: }
