@@ -9,6 +9,11 @@
  * variant, for scripts/bench-report:
  *   mmap ROUND FILE VARIANT NS_PER_PAIR
  * with VARIANT none, mmap2 or build_id.
+ *
+ * Each mmap()+munmap() pair is also a span for QEMU's instruction
+ * counter (insn-mark.h), tagged 1 + VARIANT + 3 * FILE_INDEX. A line
+ *   tag TAG FILE VARIANT mmap 1
+ * per file and variant says which tag counts what (one mmap() a span).
  * usage: mmap-cost ROUNDS MAPS_PER_ROUND FILE...
  */
 #include <fcntl.h>
@@ -23,9 +28,12 @@
 #include <unistd.h>
 
 #include "../workloads/listener.h"
+#include "insn-mark.h"
 
 #define RING_PAGES 256
 #define BLOCK 2000
+
+#define MAX_FILES 8	/* 3 tags each, within MARK_MAX */
 
 enum variant { NONE, MMAP2, BUILD_ID, NR_VARIANTS };
 static const char *const variant_name[NR_VARIANTS] = { "none", "mmap2", "build_id" };
@@ -57,8 +65,11 @@ static int64_t now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Nanoseconds for @n mmap()+munmap() pairs of @file under @v. */
-static int64_t pairs_ns(enum variant v, int file, int n)
+/*
+ * Nanoseconds for @n mmap()+munmap() pairs of @file under @v, each
+ * bracketed by marks with @tag (0: none).
+ */
+static int64_t pairs_ns(enum variant v, int file, int n, int tag)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t ring_size = (RING_PAGES + 1) * page;
@@ -73,13 +84,18 @@ static int64_t pairs_ns(enum variant v, int file, int n)
 	}
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		void *p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, 0);
+		void *p;
 
+		if (tag)
+			mark(tag);
+		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, 0);
 		if (p == MAP_FAILED) {
 			perror("mmap");
 			exit(2);
 		}
 		munmap(p, page);
+		if (tag)
+			mark(MARK_END);
 		if (pc && !(i % 64))	/* consume, so that no record is lost */
 			pc->data_tail = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	}
@@ -95,8 +111,10 @@ int main(int argc, char **argv)
 {
 	int rounds, n, r, f, k;
 
-	if (argc < 4 || (rounds = atoi(argv[1])) < 1 || (n = atoi(argv[2])) < 1) {
-		fprintf(stderr, "usage: %s ROUNDS MAPS_PER_ROUND FILE...\n", argv[0]);
+	if (argc < 4 || argc > 3 + MAX_FILES ||
+	    (rounds = atoi(argv[1])) < 1 || (n = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: %s ROUNDS MAPS_PER_ROUND FILE... (at most %d)\n",
+			argv[0], MAX_FILES);
 		return 2;
 	}
 	for (f = 3; f < argc; f++) {
@@ -106,8 +124,11 @@ int main(int argc, char **argv)
 			perror(argv[f]);
 			return 2;
 		}
-		pairs_ns(BUILD_ID, file, BLOCK);	/* warm up: page cache, slabs */
+		pairs_ns(BUILD_ID, file, BLOCK, 0);	/* warm up: page cache, slabs */
 		close(file);
+		for (k = 0; k < NR_VARIANTS; k++)
+			printf("tag %d %s %s mmap 1\n", 1 + k + NR_VARIANTS * (f - 3),
+			       argv[f], variant_name[k]);
 	}
 	for (r = 0; r < rounds; r++) {
 		for (f = 3; f < argc; f++) {
@@ -125,7 +146,8 @@ int main(int argc, char **argv)
 				for (k = 0; k < NR_VARIANTS; k++) {
 					enum variant v = (r + b + k) % NR_VARIANTS;
 
-					ns[v] += pairs_ns(v, file, len);
+					ns[v] += pairs_ns(v, file, len,
+							  1 + v + NR_VARIANTS * (f - 3));
 				}
 			}
 			for (k = 0; k < NR_VARIANTS; k++)

@@ -41,3 +41,23 @@ plot "report-this-tree.dat" using 1:2 title "this tree's perf, IDs from the head
      "" using 1:3 title "this tree's perf, IDs from MMAP2 records", \
      "report-debian.dat" using 1:2 title "Debian's perf, IDs from the header (classic)" dashtype 2, \
      "" using 1:3 title "Debian's perf, IDs from MMAP2 records" dashtype 2
+
+set style data histogram
+set style histogram clustered gap 2
+set style fill solid 0.6 border -1
+unset xlabel
+set output "insns-mmap.png"
+set title "Guest instructions the build-ID lookup adds to one mmap() (QEMU's count)"
+set ylabel "instructions per mmap()+munmap(), build ID minus MMAP2 only"
+set logscale y
+set yrange [100:*]
+plot "insns-mmap.dat" using 2:xtic(1) title "5.10.262 + series", \
+     "" using 3 title "6.12.117 (mainline)"
+unset logscale y
+
+set output "insns-exec.png"
+set title "Guest instructions a build-ID listener adds per exec, over an MMAP2-only one"
+set ylabel "extra instructions per exec, %"
+set yrange [0:*]
+plot "insns-exec.dat" using 2:xtic(1) title "5.10.262 + series", \
+     "" using 3 title "6.12.117 (mainline)"
