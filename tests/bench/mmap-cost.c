@@ -67,7 +67,8 @@ static int64_t now_ns(void)
 
 /*
  * Nanoseconds for @n mmap()+munmap() pairs of @file under @v, each
- * bracketed by marks with @tag (0: none).
+ * bracketed by marks with @tag (0: none; an end mark without a start
+ * mark counts nothing).
  */
 static int64_t pairs_ns(enum variant v, int file, int n, int tag)
 {
@@ -86,16 +87,14 @@ static int64_t pairs_ns(enum variant v, int file, int n, int tag)
 	for (i = 0; i < n; i++) {
 		void *p;
 
-		if (tag)
-			mark(tag);
+		mark(tag);
 		p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, 0);
 		if (p == MAP_FAILED) {
 			perror("mmap");
 			exit(2);
 		}
 		munmap(p, page);
-		if (tag)
-			mark(MARK_END);
+		mark(MARK_END);
 		if (pc && !(i % 64))	/* consume, so that no record is lost */
 			pc->data_tail = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	}
