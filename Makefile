@@ -1,7 +1,13 @@
 # Entry points of the MMAP2 build-ID patch queue. See README.md.
 #
 #   make demo     build what is missing, boot the patched kernel, show build IDs
-#   make check    install, build and run every test tier: "N passed, M failed"
+#   make check    install, build and run the tiers of the series on x86_64
+#                 (a fresh 2-core machine): "N passed, M failed"
+#   make check-full  make check plus every other kernel: robot builds, the
+#                 Debian recipe, arm64, s390x, i386, the bases, mainline
+#                 6.12, PREEMPT_RT, the debug kernel (-jN runs tiers at once);
+#                 records its summary in docs/check-full.md
+#   make tier-NAME  one tier of tests/tiers/ alone, after the builds
 #
 #   make deps     install the Debian packages the harness needs
 #   make tree     build/linux: the pinned 5.10.262 base with patches/ applied
@@ -24,14 +30,29 @@
 # Another architecture's guest (arm64, s390x, i386):
 #   ARCH=arm64 scripts/build-guest && ARCH=arm64 scripts/vm run -- PROG ARGS...
 
-.PHONY: demo check deps fetch tree export kernel rt-kernel mainline-kernel perf selftests \
+.PHONY: demo check check-full check-builds deps fetch tree export kernel rt-kernel mainline-kernel perf selftests \
 	workloads check-series bench clean distclean
 
 demo:
 	@scripts/demo
 
-check:
-	@scripts/check
+# the tiers of make check, and those only make check-full runs
+CHECK_TIERS := 10-hygiene 20-vm-bench 30-kunit 40-kernel-vm 50-perf-vm \
+	55-perf-fuzz 60-host 62-symbolize-host
+FULL_TIERS := $(sort $(CHECK_TIERS) 12-robot 42-cross-vm 45-base-kernel-vm \
+	46-mainline-vm 47-rt-vm 48-debug-vm)
+
+check: $(CHECK_TIERS:%=tier-%)
+	@scripts/check-summary $(CHECK_TIERS)
+
+check-full: $(FULL_TIERS:%=tier-%)
+	@scripts/check-summary --record docs/check-full.md $(FULL_TIERS)
+
+tier-%: check-builds
+	@scripts/run-tier $*
+
+check-builds:
+	@scripts/check-builds
 
 deps:
 	@scripts/deps

@@ -1,0 +1,226 @@
+#!/bin/bash
+# Symbols from a separate debug file when the text mapping is split: a
+# program that changes part of its own code mapping before it runs its hot
+# function (an mprotect() to RWX and back, as hot patching does, or an
+# madvise(MADV_HUGEPAGE) of part of it) is recorded with perf record
+# --buildid-mmap, launched and attached to (-p, the maps then come from
+# /proc/PID/maps, pieces and all); then the binary is deleted and only its
+# debug file (objcopy --only-keep-debug, in a build-ID debug tree under
+# --symfs) is left. Every sample in the program must get the symbol of its
+# address or none: the expected symbol is computed here, from the map the
+# records give (start, pgoff), the binary's program headers (readelf -lW)
+# and its symbol table (nm) of a copy kept aside. A wrong symbol fails;
+# missing ones are counted and shown. The program without a split must get
+# all its symbols.
+# usage: split-text.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
+set -u
+[ -d "${1:-}" ] || { echo "usage: $0 WORKLOAD_DIR" >&2; exit 1; }
+t=$(mktemp -d "${TMPDIR:-/tmp}/split-text.XXXXXX")
+trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
+export HOME=$t/home
+mkdir -p "$HOME" "$t/src" "$t/keep" "$t/symfs/usr/lib/debug/.build-id"
+n=0
+result() { # result NAME CMD...
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
+}
+finish() {
+	echo "1..$n"
+	exit 0
+}
+
+if ! perf record -q --buildid-mmap -o "$t/probe.data" -- true >/dev/null 2>&1; then
+	echo "ok 1 # SKIP perf record --buildid-mmap does not work here"
+	echo "1..1"
+	exit 0
+fi
+
+# Padding functions of several pages (never run) and then hot_function;
+# main() changes the pages from the first whole one of innocent_pad1 to
+# the one before hot_function, which splits the code mapping there. Once
+# done it creates the file named by its third argument.
+cat >"$t/src/split.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const char salt[] __attribute__((used)) = SALT;
+#define PAD(n) __attribute__((noinline, used)) void innocent_pad##n(void) \
+	{ asm volatile(".skip 12288, 0x90"); }
+PAD(1)
+PAD(2)
+PAD(3)
+static volatile unsigned long sink;
+
+__attribute__((noinline)) void hot_function(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * 3;
+}
+
+int main(int argc, char **argv)
+{
+	const char *how = argc > 1 ? argv[1] : "none";
+	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 300000000;
+	uintptr_t pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)innocent_pad1 + pg - 1) & ~(pg - 1);
+	uintptr_t b = (uintptr_t)hot_function & ~(pg - 1);
+	int err = 0;
+
+	if (b <= a) {
+		fprintf(stderr, "no whole page before hot_function\n");
+		return 1;
+	}
+	if (!strcmp(how, "hotpatch"))
+		err = mprotect((void *)a, b - a, PROT_READ | PROT_WRITE | PROT_EXEC) ||
+		      mprotect((void *)a, b - a, PROT_READ | PROT_EXEC);
+	else if (!strcmp(how, "madvise"))
+		err = madvise((void *)a, b - a, MADV_HUGEPAGE);
+	if (err) {
+		perror(how);
+		return 1;
+	}
+	if (argc > 3)
+		fclose(fopen(argv[3], "w"));
+	hot_function(n);
+	return 0;
+}
+EOF
+salt="\"$(date +%s%N)-$$\""
+for v in pie nopie; do
+	flags=-pie
+	[ "$v" = nopie ] && flags=-no-pie
+	if ! gcc -g -O1 -fno-toplevel-reorder "$flags" -DSALT="$salt" -Wl,--build-id \
+		-o "$t/keep/split-$v" "$t/src/split.c"; then
+		result "build the $v test program" false
+		finish
+	fi
+	id=$(readelf -n "$t/keep/split-$v" | awk '/Build ID:/ { print $3; exit }')
+	dbg=$t/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	mkdir -p "${dbg%/*}"
+	result "$v: the debug file is in the build-ID tree" \
+		objcopy --only-keep-debug "$t/keep/split-$v" "$dbg"
+	# the program's code segment, for the arithmetic below
+	readelf -lW "$t/keep/split-$v" |
+		awk '$1 == "LOAD" && ($7 $8) ~ /E/ { print $2, $3, $5 }' >"$t/keep/split-$v.load"
+	nm -S --defined-only "$t/keep/split-$v" |
+		awk 'NF == 4 && $3 ~ /^[tT]$/ { print $1, $2, $4 }' >"$t/keep/split-$v.syms"
+done
+
+# expect V ADDR: the function of the program V at file offset ADDR (hex)
+# of its code segment, from its own headers and symbols; "" when none
+expect() {
+	local off vaddr fsize va val size name
+	read -r off vaddr fsize <"$t/keep/split-$1.load"
+	if (($2 < off || $2 >= off + fsize)); then
+		echo "?"
+		return
+	fi
+	va=$(($2 - off + vaddr))
+	while read -r val size name; do
+		if ((va >= 0x$val && va < 0x$val + 0x$size)); then
+			echo "$name"
+			return
+		fi
+	done <"$t/keep/split-$1.syms"
+	echo ""
+}
+
+# check_case NAME V DATA APP: every sample of APP in DATA
+check_case() {
+	local name=$1 v=$2 data=$3 app=$4 maps=() line ip sym cnt i s l p
+	local total=0 wrong=0 missing=0 exp off hot=0
+	# the records of APP's mappings, in order, as "start len pgoff"
+	while read -r line; do
+		maps+=("$line")
+	done < <(perf script -i "$data" --show-mmap-events 2>/dev/null |
+		grep -F "PERF_RECORD_MMAP2" | grep -F " $app" |
+		sed -nE 's/.*\[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ (0x)?([0-9a-f]+) .*/\1 \2 \4/p')
+	if [ ${#maps[@]} = 0 ]; then
+		result "$name: records of the program's mappings" false
+		return
+	fi
+	: >"$t/wrong"
+	while read -r cnt ip sym; do
+		total=$((total + cnt))
+		off=
+		# the latest record that covers ip
+		for ((i = ${#maps[@]} - 1; i >= 0; i--)); do
+			read -r s l p <<<"${maps[i]}"
+			if ((0x$ip >= 0x$s && 0x$ip < 0x$s + 0x$l)); then
+				off=$((0x$ip - 0x$s + 0x$p))
+				break
+			fi
+		done
+		if [ -z "$off" ]; then
+			echo "$cnt x $ip $sym: in no recorded mapping" >>"$t/wrong"
+			wrong=$((wrong + cnt))
+			continue
+		fi
+		exp=$(expect "$v" "$off")
+		[ "$exp" = hot_function ] && hot=$((hot + cnt))
+		if [ "$sym" = "[unknown]" ]; then
+			missing=$((missing + cnt))
+		elif [ "$sym" != "$exp" ]; then
+			printf '%s x %s (file offset %#x): %s, not %s\n' "$cnt" "$ip" "$off" \
+				"$sym" "${exp:-no symbol}" >>"$t/wrong"
+			wrong=$((wrong + cnt))
+		fi
+	done < <(perf script -i "$data" --symfs "$t/symfs" -F ip,sym,dso 2>/dev/null |
+		awk -v dso="($app)" '$NF == dso { print $1, $2 }' | sort | uniq -c)
+	echo "# $name: $total samples in the program ($hot in hot_function), $wrong wrong, $missing without a symbol"
+	sed 's/^/#   /' "$t/wrong" | head -5
+	result "$name: samples in hot_function" [ "$hot" -gt 0 ]
+	result "$name: no wrong symbol" [ "$wrong" = 0 ]
+	[ "$3" = "$t/none-launch-pie.data" ] &&
+		result "$name: every sample has its symbol" [ "$missing" = 0 ]
+}
+
+# run_case HOW MODE V: record the program V with HOW (none, hotpatch,
+# madvise), launched or attached, then check it with the binary gone
+run_case() {
+	local how=$1 mode=$2 v=$3 name=$1/$2/$3 app data
+	app=$t/app-$how-$mode-$v/split
+	data=$t/$how-$mode-$v.data
+	mkdir -p "${app%/*}"
+	cp "$t/keep/split-$v" "$app"
+	if [ "$mode" = launch ]; then
+		HOME=$t/home-rec perf record -q --buildid-mmap -o "$data" -- \
+			"$app" "$how" 300000000 >/dev/null 2>"$t/record.err"
+	else
+		"$app" "$how" 100000000000 "$t/ready" &
+		bg=$!
+		for _ in $(seq 100); do
+			[ -e "$t/ready" ] && break
+			sleep 0.1
+		done
+		HOME=$t/home-rec perf record -q --buildid-mmap -p "$bg" -o "$data" -- \
+			sleep 1 >/dev/null 2>"$t/record.err"
+		kill "$bg"
+		wait "$bg" 2>/dev/null
+		bg=
+		rm -f "$t/ready"
+	fi
+	if [ ! -s "$data" ]; then
+		sed 's/^/# /' "$t/record.err"
+		result "$name: perf record --buildid-mmap" false
+		return
+	fi
+	rm -f "$app"
+	check_case "$name" "$v" "$data" "$app"
+}
+
+mkdir -p "$t/home-rec"
+run_case none launch pie
+run_case hotpatch launch pie
+run_case madvise launch pie
+run_case hotpatch attach pie
+run_case madvise attach pie
+run_case hotpatch launch nopie
+run_case hotpatch attach nopie
+finish

@@ -1,0 +1,541 @@
+#!/bin/bash
+# An independent oracle for every sample symbol perf script prints, as a
+# matrix of scenarios, recording forms and readers.
+#
+# What it proves: for each sample (and each callchain entry) that lies in
+# one of the test's own workload binaries, the symbol a reader prints is
+# the one the test computes itself, from its own copy of the binary that
+# was mapped there when recording:
+#  - before any scenario touches a file, the test keeps a copy of every
+#    workload binary it runs, filed by build ID (readelf -n; for IDs of 1
+#    and 3 bytes, which readelf refuses, the note's bytes read with od);
+#  - the mapping of the sample's pid holding its ip comes from the MMAP2
+#    records as THIS_PERF script --show-mmap-events prints them (start,
+#    len, pgoff, build ID or maj:min ino, path); the copy is the one of
+#    the record's build ID, or for a classic record (no ID) the copy of
+#    the file that the test put at that path before recording;
+#  - ip - start + pgoff is a file offset, turned into a virtual address
+#    with the copy's PT_LOAD headers (readelf -lW), and the symbol is the
+#    one whose [value, value + size) holds it (nm -S --defined-only).
+# Samples elsewhere (libc, ld.so, kernel, vdso, other processes) are not
+# checked; nor are those at an address no sized symbol covers (_start's
+# neighbours, padding). "wrong" (another symbol named) always fails; a
+# "missing" symbol ([unknown]) fails unless the cell is in may_miss below,
+# with the reason; a cell with nothing checked fails.
+#
+# Rows (scenario/form; -bm: perf record --buildid-mmap, else classic):
+#   present/{plain,plain-bm,g-bm,dwarf-bm,a-bm,p,p-bm,z,z-bm,pipe,pipe-bm,inject-bm}
+#   deleted/{plain,plain-bm,g-bm}         binaries deleted after recording
+#   replaced/{plain,plain-bm}             another build of burn and
+#                                         libburn.so (other layout, other
+#                                         names) copied over them
+#   replaced-inject-b/{plain,plain-bm}    replaced, then perf inject -b;
+#                                         the injected file is read
+#   debug-tree/plain-bm                   deleted; objcopy --only-keep-debug
+#                                         files in a build-ID tree bind-
+#                                         mounted on /usr/lib/debug
+#   symfs/{plain,plain-bm}                copies under --symfs, the
+#                                         originals replaced
+#   archive/{plain,plain-bm}              perf archive, unpacked in another
+#                                         HOME, the originals deleted
+#   id-{1,3,8,16,20}/{plain,plain-bm,p-bm}  spin with IDs of those sizes
+#   listener/{plain,plain-bm}             next to perf record -a --buildid-mmap
+# plain: the workload run by perf record; g: -g; dwarf: --call-graph
+# dwarf; a: -a while it runs; p: -p PID of a running one; z: -z; pipe:
+# -o - into a file, read with -i - from it; inject: perf inject's output.
+# Besides the reader cells, one check per recording (".../mmap2") that
+# THIS_PERF prints the workload's MMAP2 records with the kept copy's build
+# ID (-bm) or with none (classic).
+# Every recording is made by THIS_PERF, in a private HOME of its own (its
+# build-ID cache starts empty); readers read it with that HOME, except
+# archive (another, empty HOME with the archive unpacked).
+# Columns: THIS_PERF ("this") and each OTHER_PERF (perf-VERSION). A known
+# failure of another reader is "not ok ... # TODO why" (see todo_for).
+#
+# usage: perf-oracle.sh WORKLOAD_DIR THIS_PERF [OTHER_PERF...]
+# TAP on stdout; the table (markdown, cells checked/wrong/missing) on
+# stderr and in $ORACLE_TABLE if set; details of failures on stderr.
+set -u
+
+if [ $# -lt 2 ]; then
+	echo "usage: $0 WORKLOAD_DIR THIS_PERF [OTHER_PERF...]" >&2
+	exit 2
+fi
+w=$(cd "$1" && pwd) || exit 2
+this=$(realpath "$2") || exit 2
+shift 2
+others=("$@")
+src=$(cd "$(dirname "$0")/workloads" && pwd) || exit 2
+t=$(mktemp -d "${TMPDIR:-/tmp}/perf-oracle.XXXXXX") || exit 2
+bg=()
+cleanup() {
+	local p
+	for p in "${bg[@]}"; do
+		kill -INT "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$t"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+unset DEBUGINFOD_URLS PERF_BUILDID_DIR
+export HOME=$t/home
+mkdir -p "$HOME" "$t/keep" "$t/cells"
+: >"$t/db"
+n=0
+rows=()
+declare -A cell_val
+
+unbg() { # unbg PID: no longer to be killed on exit
+	local p keep=()
+	for p in "${bg[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	bg=("${keep[@]}")
+}
+say() { printf '%s\n' "$*" >&2; }
+tap() { # tap OK NAME [TODO]
+	n=$((n + 1))
+	local s="ok"
+	[ "$1" = 1 ] || s="not ok"
+	if [ -n "${3:-}" ]; then
+		echo "$s $n $2 # TODO $3"
+	else
+		echo "$s $n $2"
+	fi
+}
+run() { timeout -k 5 120 "$@"; }
+
+# Cells where a missing symbol is no failure, for every reader: why.
+declare -A may_miss=(
+	[deleted/plain-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
+	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
+	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+	[replaced-inject-b/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+)
+
+# todo_for VERSION CELL: why another reader (perf VERSION) is known to fail
+# CELL (scenario/form), or nothing
+todo_for() {
+	case "$1|$2" in
+	*) ;;
+	esac
+}
+
+# --- the kept copies -------------------------------------------------------
+
+# note_id FILE: the descriptor of the GNU build-ID note, in hex, from the
+# bytes of .note.gnu.build-id (little-endian ELF)
+note_id() {
+	local off size
+	read -r off size < <(readelf -SW "$1" 2>/dev/null | awk '{
+		for (i = 1; i < NF; i++) if ($i == ".note.gnu.build-id") print $(i + 3), $(i + 4) }')
+	[ -n "${off:-}" ] || return 1
+	od -An -v -tx1 -j $((0x$off)) -N $((0x$size)) "$1" | tr -s ' \n' '\n' | grep . | awk '
+		{ b[n++] = $1 }
+		function hex(s,   v, k) {
+			for (k = 1; k <= length(s); k++)
+				v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1
+			return v
+		}
+		function le32(i) { return hex(b[i+3] b[i+2] b[i+1] b[i]) }
+		END {
+			nsz = le32(0); dsz = le32(4)
+			if (le32(8) != 3 || nsz != 4 || b[12] b[13] b[14] != "474e55") exit 1
+			d = 12 + int((nsz + 3) / 4) * 4
+			for (j = 0; j < dsz; j++) printf "%s", b[d + j]
+			print ""
+		}'
+}
+# elf_id FILE: its build ID: readelf -n's, else (1 and 3 bytes) the note's
+elf_id() {
+	local id
+	id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+	[ -n "$id" ] || id=$(note_id "$1")
+	printf '%s\n' "$id"
+}
+# keep FILE: file a copy of FILE by build ID, with its PT_LOAD headers
+# (L ID OFFSET VADDR FILESZ) and sized symbols (S ID VALUE SIZE NAME) in
+# $t/db
+keep() {
+	local id
+	id=$(elf_id "$1")
+	[ -n "$id" ] || { say "no build ID in $1"; return 1; }
+	[ -e "$t/keep/$id" ] && return 0
+	cp "$1" "$t/keep/$id" || return 1
+	readelf -lW "$t/keep/$id" | awk -v id="$id" '$1 == "LOAD" { print "L", id, $2, $3, $5 }' >>"$t/db"
+	nm -S --defined-only "$t/keep/$id" | awk -v id="$id" 'NF == 4 { print "S", id, $1, $2, $4 }' >>"$t/db"
+}
+declare -A kept_id
+for f in burn libburn.so spin-1 spin-3 spin-8 spin-md5 spin-sha1; do
+	keep "$w/$f" || exit 1
+	kept_id[$f]=$(elf_id "$w/$f")
+done
+
+# The replacement: burn and libburn.so built again, with another layout
+# (-O0) and other names, so that any symbol read from it is wrong
+mkdir -p "$t/variant"
+# shellcheck disable=SC2016  # $ORIGIN is for the dynamic linker
+if ! gcc -O0 -g -fPIC -shared -Dburn_lib=burn_lib_v2 -Wl,--build-id=sha1 \
+	-o "$t/variant/libburn.so" "$src/libburn.c" ||
+	! gcc -O0 -g -Dburn_lib=burn_lib_v2 -Dburn_main_a=burn_main_a_v2 \
+		-Dburn_main_b=burn_main_b_v2 -Wl,--build-id=sha1 -o "$t/variant/burn" \
+		"$src/burn.c" -L"$t/variant" -lburn -Wl,-rpath,'$ORIGIN'; then
+	say "cannot build the replacement burn"
+	exit 1
+fi
+
+# --- the oracle ---------------------------------------------------------------
+
+# maps DATA [PIPED]: the MMAP/MMAP2 records THIS_PERF prints, as
+# PID TIME START LEN PGOFF ID|- PATH (tab-separated)
+maps() {
+	if [ -n "${2:-}" ]; then
+		run "$this" script -i - --show-mmap-events <"$1" 2>/dev/null
+	else
+		run "$this" script -i "$1" --show-mmap-events 2>/dev/null
+	fi | awk '
+	/ PERF_RECORD_MMAP2? / {
+		i = index($0, " PERF_RECORD_MMAP")
+		m = split(substr($0, 1, i - 1), a, " "); tm = a[m]; sub(/:$/, "", tm)
+		rest = substr($0, i + 1)
+		split(rest, b, " "); pid = b[2]; sub(/\/.*/, "", pid)
+		j = index(rest, "["); k = index(rest, "]: ")
+		split(substr(rest, j + 1, k - j - 1), c, " ")
+		p = index(c[1], "("); st = substr(c[1], 1, p - 1)
+		ln = substr(c[1], p + 1); sub(/\)$/, "", ln)
+		id = "-"
+		if (c[4] ~ /^</) { id = c[4]; gsub(/[<>]/, "", id) }
+		after = substr(rest, k + 3); path = substr(after, index(after, " ") + 1)
+		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pid, tm, st, ln, c[3], id, path
+	}'
+}
+
+# The oracle, over the db, the paths (P PATH ID: the file the test put at
+# PATH), the maps and a reader's perf script -F pid,time,ip,sym,dso
+# output. Prints "CHECKED WRONG MISSING OTHER UNSURE BADID"; the wrong
+# and missing entries go to the file in -v detail.
+# shellcheck disable=SC2016  # awk code
+oracle_awk='
+function hex(s,   v, k, d) {
+	s = tolower(s); sub(/^0x/, "", s); v = 0
+	for (k = 1; k <= length(s); k++) {
+		d = index("0123456789abcdef", substr(s, k, 1))
+		if (!d) break
+		v = v * 16 + d - 1
+	}
+	return v
+}
+FNR == 1 { fi++ }
+fi == 1 && $1 == "L" { ln_[$2]++; lo[$2, ln_[$2]] = hex($3); lv[$2, ln_[$2]] = hex($4); lz[$2, ln_[$2]] = hex($5); next }
+fi == 1 && $1 == "S" && hex($4) > 0 { sn[$2]++; sv[$2, sn[$2]] = hex($3); ss[$2, sn[$2]] = hex($4); sname[$2, sn[$2]] = $5; sized[$2, $5] = 1; next }
+fi == 1 { next }
+fi == 2 { split($0, f, "\t"); want[f[2]] = f[3]; next }
+fi == 3 {
+	split($0, f, "\t"); p = f[1]; k = ++mn[p]
+	mt[p, k] = f[2] + 0; ms[p, k] = hex(f[3]); ml[p, k] = hex(f[4]); mo[p, k] = hex(f[5])
+	mid[p, k] = f[6]; path = f[7]; sub(/ \(deleted\)$/, "", path); mpath[p, k] = path
+	next
+}
+# the reader output: a sample line "PID TIME: [IP SYM (DSO)]", then
+# callchain entries "<tab>IP SYM (DSO)"
+/^ *-?[0-9]+ +[0-9]+\.[0-9]+:/ {
+	pid = $1; tm = $2; sub(/:$/, "", tm); tm += 0
+	if (NF >= 3) check($3, NF >= 4 ? $4 : "")
+	next
+}
+/^[ \t]+[0-9a-f]+ / && pid != "" { check($1, $2); next }
+function check(ipx, sym,   ip, k, best, fb, key, off, va, i, e, found) {
+	if (sym ~ /^\(/) sym = ""
+	ip = hex(ipx); best = 0; fb = 0
+	for (k = 1; k <= mn[pid]; k++)
+		if (ip >= ms[pid, k] && ip < ms[pid, k] + ml[pid, k]) {
+			if (mt[pid, k] <= tm) best = k
+			else if (!fb) fb = k
+		}
+	if (!best) best = fb
+	if (!best || !(mpath[pid, best] in want)) { other++; return }
+	key = mid[pid, best]
+	if (key == "-") key = want[mpath[pid, best]]
+	else if (!(key in sn)) { badid++; key = want[mpath[pid, best]] }
+	off = ip - ms[pid, best] + mo[pid, best]; va = -1
+	for (i = 1; i <= ln_[key]; i++)
+		if (off >= lo[key, i] && off < lo[key, i] + lz[key, i]) va = off - lo[key, i] + lv[key, i]
+	if (va < 0) { unsure++; return }
+	e = ""; found = 0
+	for (i = 1; i <= sn[key]; i++)
+		if (va >= sv[key, i] && va < sv[key, i] + ss[key, i]) {
+			e = e (e == "" ? "" : "|") sname[key, i]
+			if (sname[key, i] == sym) found = 1
+		}
+	if (e == "" && !sized[key, sym]) { unsure++; return }
+	checked++
+	if (found) return
+	if (sym == "" || sym == "[unknown]") {
+		missing++
+		if (nm_++ < 3) printf "missing: pid %s ip %s (%s+0x%x, va 0x%x): want %s, got %s\n", pid, ipx, mpath[pid, best], off, va, e, sym > detail
+	} else {
+		wrong++
+		if (nw_++ < 5) printf "wrong: pid %s ip %s (%s+0x%x, va 0x%x): want %s, got %s\n", pid, ipx, mpath[pid, best], off, va, (e == "" ? "no symbol" : e), sym > detail
+	}
+}
+END { printf "%d %d %d %d %d %d\n", checked, wrong, missing, other, unsure, badid }
+'
+
+# mmap_check MAPS PATHS BM: THIS_PERF's MMAP2 records of the workload
+# paths: prints "RECORDS BAD" (BAD: not the kept copy's ID with --buildid-mmap,
+# an ID without)
+mmap_check() {
+	awk -v bm="$3" 'FNR == 1 { fi++ }
+		fi == 1 { split($0, f, "\t"); want[f[2]] = f[3]; next }
+		{ split($0, f, "\t"); path = f[7]; sub(/ \(deleted\)$/, "", path)
+		  if (!(path in want)) next
+		  n++
+		  if (bm ? f[6] != want[path] : f[6] != "-") { bad++; print "MMAP2 of " path ": " f[6] " (want " (bm ? want[path] : "none") ")" > "/dev/stderr" } }
+		END { print n + 0, bad + 0 }' "$2" "$1"
+}
+
+# --- the readers ------------------------------------------------------------
+
+readers=("$this" "${others[@]}")
+declare -A rname rver
+rname[$this]=this
+for r in "${others[@]}"; do
+	rver[$r]=$("$r" version 2>/dev/null | awk '{ print $3 }')
+	rname[$r]=perf-${rver[$r]:-unknown}
+done
+
+# read_cell READER: the reader's perf script of the cell's data, with the
+# cell's HOME, options and debug tree (globals set by cell; the tree is
+# bind-mounted on /usr/lib/debug in a private mount namespace)
+read_cell() {
+	local r=$1 pre=()
+	local args=(script -F "pid,time,ip,sym,dso" --no-demangle "${r_opts[@]}")
+	# shellcheck disable=SC2016  # expanded by the inner sh
+	[ -n "$r_tree" ] && pre=(unshare -m --propagation private -- sh -c \
+		'mount --bind "$0" /usr/lib/debug && exec "$@"' "$r_tree")
+	if [ -n "$piped" ]; then
+		HOME=$r_home run "${pre[@]}" "$r" "${args[@]}" -i - <"$data"
+	else
+		HOME=$r_home run "${pre[@]}" "$r" "${args[@]}" -i "$data" </dev/null
+	fi
+}
+
+# judge ROW READER COUNTS ERRFILE DETAILFILE: the TAP line and table cell
+judge() {
+	local row=$1 r=$2 c wr m o u b ok=1 why="" todo=""
+	read -r c wr m o u b <<<"$3"
+	[ "$c" -gt 0 ] || { ok=0; why="nothing checked"; }
+	[ "$wr" -eq 0 ] || { ok=0; why="$why${why:+; }wrong symbols"; }
+	if [ "$m" -gt 0 ] && [ -z "${may_miss[$row]:-}" ]; then
+		ok=0
+		why="$why${why:+; }missing symbols"
+	fi
+	[ "$r" = "$this" ] || todo=$(todo_for "${rver[$r]}" "$row")
+	local name="$row/${rname[$r]}: $c checked, $wr wrong, $m missing"
+	[ "$m" -gt 0 ] && [ -n "${may_miss[$row]:-}" ] && name="$name (allowed: ${may_miss[$row]})"
+	if [ "$ok" = 1 ]; then
+		tap 1 "$name" "$todo"
+		cell_val[$row|$r]="$c/$wr/$m"
+	else
+		if [ -n "$todo" ]; then cell_val[$row|$r]="$c/$wr/$m ~"; else cell_val[$row|$r]="$c/$wr/$m *"; fi
+		tap 0 "$name" "$todo"
+		say "# $row/${rname[$r]}: $why ($o not in the workloads, $u unsure, $b with an unknown build ID)"
+		sed 's/^/#   /' "$5" >&2
+		grep -v '^ *$' "$4" | head -3 | sed 's/^/#   stderr: /' >&2
+	fi
+}
+
+# --- recording --------------------------------------------------------------
+
+# running PID FILE: wait until PID runs FILE, 10 s at most
+running() {
+	local i
+	for i in $(seq 100); do
+		[ "$(readlink "/proc/$1/exe")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	say "process $1 did not exec $2 (waited $i)"
+	return 1
+}
+
+# record FORM: the cell's workload, recorded by THIS_PERF in FORM; sets
+# data (what readers read), rec (what the maps come from) and piped
+record() {
+	local form=$1 opts=() pid
+	case $form in *-bm) opts+=(--buildid-mmap) ;; esac
+	case $form in
+	g-*) opts+=(-g) ;;
+	dwarf-*) opts+=(--call-graph dwarf) ;;
+	a-*) opts+=(-a) ;;
+	z | z-*) opts+=(-z) ;;
+	esac
+	rec=$cdir/rec.data data=$rec piped=
+	case $form in
+	p | p-*)
+		"${long[@]}" >/dev/null &
+		pid=$!
+		bg+=("$pid")
+		running "$pid" "$(realpath "${long[0]}")"
+		HOME=$r_home run "$this" record -q "${opts[@]}" -p "$pid" -o "$rec" -- sleep 0.1 \
+			>/dev/null 2>"$cdir/record.err"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		unbg "$pid"
+		;;
+	pipe | pipe-*)
+		piped=1
+		HOME=$r_home run "$this" record -q "${opts[@]}" -o - -- "${short[@]}" \
+			>"$rec" 2>"$cdir/record.err"
+		;;
+	*)
+		HOME=$r_home run "$this" record -q "${opts[@]}" -o "$rec" -- "${short[@]}" \
+			>/dev/null 2>"$cdir/record.err"
+		;;
+	esac
+	case $form in
+	inject-*)
+		data=$cdir/inject.data
+		HOME=$r_home run "$this" inject -i "$rec" -o "$data" 2>>"$cdir/record.err"
+		;;
+	esac
+}
+
+# setup WORKLOAD: a fresh directory for the cell's binaries; sets short,
+# long (the commands) and files; P lines in $cdir/paths
+setup() {
+	app=$cdir/app
+	mkdir -p "$app"
+	: >"$cdir/paths"
+	case $1 in
+	burn) files=(burn libburn.so) short=("$app/burn" 150) long=("$app/burn" 100000000) ;;
+	*) files=("$1") short=("$app/$1" 150000000) long=("$app/$1" 1000000000000) ;;
+	esac
+	local f
+	for f in "${files[@]}"; do
+		cp "$w/$f" "$app/$f"
+		printf 'P\t%s\t%s\n' "$app/$f" "${kept_id[$f]}" >>"$cdir/paths"
+	done
+}
+
+# after SCENARIO: what the scenario does after recording; may set r_opts,
+# r_home, r_tree, data
+after() {
+	local f id dbg
+	case $1 in
+	deleted)
+		for f in "${files[@]}"; do rm -f "$app/$f"; done ;;
+	replaced)
+		for f in "${files[@]}"; do cp "$t/variant/$f" "$app/$f"; done ;;
+	replaced-inject-b)
+		for f in "${files[@]}"; do cp "$t/variant/$f" "$app/$f"; done
+		HOME=$r_home run "$this" inject -b -i "$rec" -o "$cdir/inject-b.data" 2>>"$cdir/record.err"
+		data=$cdir/inject-b.data ;;
+	debug-tree)
+		r_tree=$cdir/tree
+		for f in "${files[@]}"; do
+			id=${kept_id[$f]}
+			dbg=$r_tree/.build-id/${id:0:2}/${id:2}.debug
+			mkdir -p "${dbg%/*}"
+			objcopy --only-keep-debug "$app/$f" "$dbg"
+			rm -f "$app/$f"
+		done ;;
+	symfs)
+		mkdir -p "$cdir/symfs$app"
+		for f in "${files[@]}"; do
+			cp "$app/$f" "$cdir/symfs$app/$f"
+			cp "$t/variant/$f" "$app/$f"
+		done
+		r_opts=(--symfs "$cdir/symfs") ;;
+	archive)
+		(cd "$cdir" && HOME=$r_home run "$this" archive "$rec") >"$cdir/archive.out" 2>&1 ||
+			sed 's/^/# archive: /' "$cdir/archive.out" >&2
+		for f in "${files[@]}"; do rm -f "$app/$f"; done
+		r_home=$cdir/other
+		mkdir -p "$r_home/.debug"
+		tar xjf "$rec.tar.bz2" -C "$r_home/.debug" 2>/dev/null ||
+			say "# archive/$2: no archive to unpack" ;;
+	esac
+}
+
+# cell SCENARIO FORM WORKLOAD: record, change the files, read with every
+# reader, judge
+cell() {
+	local scen=$1 form=$2 row=$1/$2 r counts bm=
+	cdir=$t/cells/${row//\//_}
+	mkdir -p "$cdir/home"
+	r_home=$cdir/home r_opts=() r_tree=
+	rows+=("$row")
+	setup "$3"
+	record "$form"
+	case $form in *-bm) bm=1 ;; esac
+	maps "$rec" "$piped" >"$cdir/maps"
+	after "$scen" "$form"
+	local mc
+	read -r -a mc <<<"$(mmap_check "$cdir/maps" "$cdir/paths" "$bm" 2>"$cdir/mmap.err")"
+	if [ "${mc[0]}" -gt 0 ] && [ "${mc[1]}" -eq 0 ]; then
+		tap 1 "$row/mmap2: ${mc[0]} records of the workload, each with $([ -n "$bm" ] && echo "its build ID" || echo "no build ID")"
+	else
+		tap 0 "$row/mmap2: ${mc[0]} records of the workload, ${mc[1]} with a wrong build ID"
+		sed 's/^/#   /' "$cdir/mmap.err" >&2
+		grep -v '^ *$' "$cdir/record.err" | head -3 | sed 's/^/#   record: /' >&2
+	fi
+	for r in "${readers[@]}"; do
+		: >"$cdir/detail"
+		read_cell "$r" >"$cdir/out" 2>"$cdir/err"
+		counts=$(awk -v detail="$cdir/detail" "$oracle_awk" "$t/db" "$cdir/paths" "$cdir/maps" "$cdir/out")
+		judge "$row" "$r" "$counts" "$cdir/err" "$cdir/detail"
+	done
+}
+
+# --- the matrix ---------------------------------------------------------------
+
+start=$(date +%s)
+for r in "${others[@]}"; do
+	[ -x "$r" ] || { tap 0 "reader $r exists"; exit 1; }
+done
+
+for form in plain plain-bm g-bm dwarf-bm a-bm p p-bm z z-bm pipe pipe-bm inject-bm; do
+	cell present "$form" burn
+done
+for form in plain plain-bm g-bm; do cell deleted "$form" burn; done
+for scen in replaced replaced-inject-b symfs archive; do
+	for form in plain plain-bm; do cell "$scen" "$form" burn; done
+done
+cell debug-tree plain-bm burn
+for v in 1:spin-1 3:spin-3 8:spin-8 16:spin-md5 20:spin-sha1; do
+	for form in plain plain-bm p-bm; do cell "id-${v%%:*}" "$form" "${v#*:}"; done
+done
+
+# two recordings next to a system-wide --buildid-mmap listener
+HOME=$t/home run "$this" record -q -a --buildid-mmap -o "$t/listener.data" -- sleep 60 \
+	>/dev/null 2>&1 &
+listener=$!
+bg+=("$listener")
+sleep 2
+for form in plain plain-bm; do cell listener "$form" burn; done
+kill -INT "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+unbg "$listener"
+
+# --- the table ----------------------------------------------------------------
+
+table() {
+	local row r line
+	line="| scenario/form |"
+	for r in "${readers[@]}"; do line="$line ${rname[$r]} |"; done
+	echo "$line"
+	line="|---|"
+	for r in "${readers[@]}"; do line="$line---|"; done
+	echo "$line"
+	for row in "${rows[@]}"; do
+		line="| $row |"
+		for r in "${readers[@]}"; do line="$line ${cell_val[$row|$r]:-} |"; done
+		echo "$line"
+	done
+	echo
+	echo "cells: checked/wrong/missing; * not ok, ~ not ok as a known failure (TODO); $(($(date +%s) - start)) s"
+}
+table >"$t/table"
+cat "$t/table" >&2
+[ -n "${ORACLE_TABLE:-}" ] && cp "$t/table" "$ORACLE_TABLE"
+echo "1..$n"
