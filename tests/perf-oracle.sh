@@ -66,7 +66,8 @@ this=$(realpath "$2") || exit 2
 shift 2
 others=("$@")
 src=$(cd "$(dirname "$0")/workloads" && pwd) || exit 2
-t=$(mktemp -d "${TMPDIR:-/tmp}/perf-oracle.XXXXXX") || exit 2
+# not /tmp/perf-*: perf before 6.x reads any file there as a perf-PID.map
+t=$(mktemp -d "${TMPDIR:-/tmp}/oracle.XXXXXX") || exit 2
 bg=()
 cleanup() {
 	local p
@@ -507,7 +508,7 @@ for v in 1:spin-1 3:spin-3 8:spin-8 16:spin-md5 20:spin-sha1; do
 done
 
 # two recordings next to a system-wide --buildid-mmap listener
-HOME=$t/home run "$this" record -q -a --buildid-mmap -o "$t/listener.data" -- sleep 60 \
+HOME=$t/home "$this" record -q -a --buildid-mmap -o "$t/listener.data" -- sleep 60 \
 	>/dev/null 2>&1 &
 listener=$!
 bg+=("$listener")

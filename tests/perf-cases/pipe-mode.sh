@@ -19,6 +19,26 @@ result() { # result NAME CMD...
 	n=$((n + 1))
 	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
 }
+# check NAME CMD...: as result, but a failure where another perf (not
+# this one) crashed, as Debian's 6.1 now and then does on pipes it wrote
+# itself too ("assertion failed at util/build-id.c", "stack smashing
+# detected"), is a known failure of that perf: TODO, with its message
+check() {
+	local name=$1 crash
+	shift
+	if "$@"; then
+		result "$name" true
+		return
+	fi
+	sed 's/^/# /' "$t/err"
+	crash=$(grep -m1 -E 'assertion failed|stack smashing|Segmentation fault|Aborted' "$t/err")
+	n=$((n + 1))
+	if [ -n "$crash" ] && [ "$writer$reader" != "$self$self" ]; then
+		echo "not ok $n $name # TODO the other perf crashed: $crash"
+	else
+		echo "not ok $n $name"
+	fi
+}
 self=$(command -v perf)
 name() { if [ "$1" = "$self" ]; then echo this; else "$1" version | awk '{ print "perf-" $3 }'; fi; }
 in_main() { grep -q ' spin *\[\.\] main$' <<<"$1"; }
@@ -40,11 +60,10 @@ for writer in "$self" ${OTHER_PERFS:-}; do
 			pair="$(name "$writer") | $(name "$reader") ($form)"
 			"$writer" record -q $opt -o - -- "$f" 20000000 2>/dev/null >"$t/pipe"
 			out=$("$reader" report -i - --stdio -q --sort comm,dso,sym <"$t/pipe" 2>"$t/err")
-			result "$pair: report reads the pipe, samples in main()" in_main "$out"
-			in_main "$out" || sed 's/^/# /' "$t/err"
-			ids=$("$writer" inject -b -i - -o - <"$t/pipe" 2>/dev/null |
-				"$reader" buildid-list -i - 2>/dev/null)
-			result "$pair: inject -b in the pipe, buildid-list has readelf's ID" \
+			check "$pair: report reads the pipe, samples in main()" in_main "$out"
+			ids=$("$writer" inject -b -i - -o - <"$t/pipe" 2>"$t/err" |
+				"$reader" buildid-list -i - 2>>"$t/err")
+			check "$pair: inject -b in the pipe, buildid-list has readelf's ID" \
 				has_id "$id" "$f" "$ids"
 		done
 	done
