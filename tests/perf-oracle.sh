@@ -28,7 +28,10 @@
 #   deleted/{plain,plain-bm,g-bm}         binaries deleted after recording
 #   replaced/{plain,plain-bm}             another build of burn and
 #                                         libburn.so (other layout, other
-#                                         names) copied over them
+#                                         names) renamed over them
+#   overwritten/plain                     the same, copied over them in
+#                                         place (the build-ID cache's hard
+#                                         link to the file is overwritten)
 #   replaced-inject-b/{plain,plain-bm}    replaced, then perf inject -b;
 #                                         the injected file is read
 #   debug-tree/plain-bm                   deleted; objcopy --only-keep-debug
@@ -111,6 +114,7 @@ declare -A may_miss=(
 	[deleted/plain-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
 	[replaced-inject-b/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 )
 
@@ -118,7 +122,16 @@ declare -A may_miss=(
 # CELL (scenario/form), or nothing
 todo_for() {
 	case "$1|$2" in
-	*) ;;
+	6.1.*"|"*/g-bm | 6.1.*"|"*/dwarf-bm)
+		echo "perf 6.1 prints user callchain entries as addresses in the DSO (1176), not as ips: nothing to check them by" ;;
+	6.1.*"|"debug-tree/*)
+		echo "perf 6.1 places a debug file's symbols by the debug file's own program headers, whose offsets are not the binary's (__TMC_END__ for burn_main_a, nothing for burn_lib)" ;;
+	6.12.*"|"debug-tree/*)
+		echo "perf 6.12 crashes (SIGSEGV in dso__synthesize_plt_symbols) on an objcopy --only-keep-debug file, whose .plt is NOBITS" ;;
+	6.*"|"id-1/* | 6.*"|"id-3/*)
+		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
+	6.*"|"listener/plain)
+		echo "mainline perf reads the classic MMAP2 records this kernel gives the build-ID flag (the listener-order leak) as build IDs: assertion failed in util/build-id.c, stack smashing, no output" ;;
 	esac
 }
 
@@ -332,7 +345,7 @@ judge() {
 		why="$why${why:+; }missing symbols"
 	fi
 	[ "$r" = "$this" ] || todo=$(todo_for "${rver[$r]}" "$row")
-	local name="$row/${rname[$r]}: $c checked, $wr wrong, $m missing"
+	local name="$row/${rname[$r]}: $c checked, $wr wrong, $m missing ($o elsewhere, $u unsure)"
 	[ "$m" -gt 0 ] && [ -n "${may_miss[$row]:-}" ] && name="$name (allowed: ${may_miss[$row]})"
 	if [ "$ok" = 1 ]; then
 		tap 1 "$name" "$todo"
@@ -418,6 +431,16 @@ setup() {
 	done
 }
 
+# replace: the replacement over the cell's binaries, as a package manager
+# installs it: a new file renamed over the old (whose inode, and the
+# build-ID cache's hard link to it, keep the recorded bytes)
+replace() {
+	local f
+	for f in "${files[@]}"; do
+		cp "$t/variant/$f" "$app/.$f.new" && mv "$app/.$f.new" "$app/$f"
+	done
+}
+
 # after SCENARIO: what the scenario does after recording; may set r_opts,
 # r_home, r_tree, data
 after() {
@@ -426,9 +449,11 @@ after() {
 	deleted)
 		for f in "${files[@]}"; do rm -f "$app/$f"; done ;;
 	replaced)
+		replace ;;
+	overwritten)
 		for f in "${files[@]}"; do cp "$t/variant/$f" "$app/$f"; done ;;
 	replaced-inject-b)
-		for f in "${files[@]}"; do cp "$t/variant/$f" "$app/$f"; done
+		replace
 		HOME=$r_home run "$this" inject -b -i "$rec" -o "$cdir/inject-b.data" 2>>"$cdir/record.err"
 		data=$cdir/inject-b.data ;;
 	debug-tree)
@@ -444,8 +469,8 @@ after() {
 		mkdir -p "$cdir/symfs$app"
 		for f in "${files[@]}"; do
 			cp "$app/$f" "$cdir/symfs$app/$f"
-			cp "$t/variant/$f" "$app/$f"
 		done
+		replace
 		r_opts=(--symfs "$cdir/symfs") ;;
 	archive)
 		(cd "$cdir" && HOME=$r_home run "$this" archive "$rec") >"$cdir/archive.out" 2>&1 ||
@@ -502,6 +527,7 @@ for form in plain plain-bm g-bm; do cell deleted "$form" burn; done
 for scen in replaced replaced-inject-b symfs archive; do
 	for form in plain plain-bm; do cell "$scen" "$form" burn; done
 done
+cell overwritten plain burn
 cell debug-tree plain-bm burn
 for v in 1:spin-1 3:spin-3 8:spin-8 16:spin-md5 20:spin-sha1; do
 	for form in plain plain-bm p-bm; do cell "id-${v%%:*}" "$form" "${v#*:}"; done

@@ -1,0 +1,58 @@
+#!/bin/bash
+# Records of a perf.data from elsewhere, crafted here byte by byte (with
+# python3's struct, not with perf) as pipe streams:
+# - a CPU_MAP record of the mask form (CPUs 0, 1 and 3) in this byte order
+#   and in the other one: perf must read both as 0-1,3 (the other byte
+#   order's form field is a u16; swapped as a u64 it read as 0, the list
+#   form, and gave garbage);
+# - a PERF_RECORD_HEADER_BUILD_ID (as perf inject -b writes them) whose
+#   file name does not end in the record, then a good one: the first is
+#   refused with a message, the second listed, and no name is read from
+#   beyond its record.
+# usage: crafted-records.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
+set -u
+t=$(mktemp -d "${TMPDIR:-/tmp}/crafted-records.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+export HOME=$t
+n=0
+not_grep() { ! grep -q "$@"; }
+result() { # result NAME CMD...
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
+}
+if ! command -v python3 >/dev/null; then
+	echo "ok 1 crafted records # SKIP no python3 to craft them"
+	echo "1..1"
+	exit 0
+fi
+python3 - "$t" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def pipe(order, recs):
+    magic = b"PERFILE2" if order == "<" else b"PERFILE2"[::-1]
+    return magic + struct.pack(order + "Q", 16) + b"".join(recs)
+def cpu_map_mask(order, bits):
+    # header; u16 type (1: mask); u16 nr, u16 long_size, mask[] at 8
+    body = struct.pack(order + "HHHxxxxQ", 1, 1, 8, bits)
+    size = (8 + len(body) + 7) // 8 * 8
+    return struct.pack(order + "IHH", 74, 0, size) + body + b"\0" * (size - 8 - len(body))
+def build_id(name):
+    # header (misc: user, BUILD_ID_SIZE); pid; 20 ID bytes, size, 3 pad; name
+    body = struct.pack("<i", -1) + bytes(range(1, 21)) + bytes([20, 0, 0, 0]) + name
+    return struct.pack("<IHH", 67, 2 | 1 << 15, 8 + len(body)) + body
+for order, name in (("<", "same"), (">", "other")):
+    open(d + "/cpumap-" + name + ".data", "wb").write(pipe(order, [cpu_map_mask(order, 0b1011)]))
+open(d + "/build-id.data", "wb").write(pipe("<", [build_id(b"/tmp/x" * 3), build_id(b"/tmp/yy\0")]))
+PY
+for order in same other; do
+	out=$(perf report -D -i - <"$t/cpumap-$order.data" 2>&1 | grep 'PERF_RECORD_CPU_MAP')
+	result "CPU_MAP, mask form, $order byte order: CPUs 0-1,3" grep -q 'PERF_RECORD_CPU_MAP: 0-1,3$' <<<"$out"
+done
+out=$(perf buildid-list -i - <"$t/build-id.data" 2>"$t/err")
+result "build-ID record without its name's end: refused" not_grep '/tmp/x' <<<"$out"
+result "build-ID record without its name's end: perf says so" grep -q 'HEADER_BUILD_ID' "$t/err"
+result "the good build-ID record after it: listed" \
+	grep -qx '0102030405060708090a0b0c0d0e0f1011121314 /tmp/yy' <<<"$out"
+echo "1..$n"
