@@ -51,9 +51,15 @@
 # ID (-bm) or with none (classic).
 # Every recording is made by THIS_PERF, in a private HOME of its own (its
 # build-ID cache starts empty); readers read it with that HOME, except
-# archive (another, empty HOME with the archive unpacked).
+# archive (another HOME, holding only the unpacked archive).
 # Columns: THIS_PERF ("this") and each OTHER_PERF (perf-VERSION). A known
-# failure of another reader is "not ok ... # TODO why" (see todo_for).
+# failure of another reader (by its version, see todo_for) is "not ok ...
+# # TODO why"; every failure of THIS_PERF is a plain "not ok".
+# Each TAP line also counts the samples elsewhere (not in a workload
+# mapping) and the unsure ones (in one, at an address no sized symbol
+# covers, and perf names no sized symbol). Split text mappings are not in
+# the matrix (no workload splits its text: perf-cases/split-text.sh).
+# About 100 s with three readers on a 2-core machine.
 #
 # usage: perf-oracle.sh WORKLOAD_DIR THIS_PERF [OTHER_PERF...]
 # TAP on stdout; the table (markdown, cells checked/wrong/missing) on

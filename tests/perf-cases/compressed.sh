@@ -130,11 +130,22 @@ for form in buildid-mmap classic; do
 	rm -rf "$HOME/.debug"
 	result $form/record exits_0 "$t/record.err" perf record -q "${opts[@]}" -o "$d" -- "${run[@]}"
 
-	result $form/buildid-list has_ids "$(perf buildid-list -i "$d" 2>"$t/list.err")"
+	# perf record -z makes no build-ID table, as in mainline: its pass
+	# would decompress the whole recording and keep it in memory
+	nopass="perf record -z collects no build IDs at its end (as mainline); record with --buildid-mmap"
+	if [ $form = classic ]; then
+		skip $form/buildid-list "$nopass"
+	else
+		result $form/buildid-list has_ids "$(perf buildid-list -i "$d" 2>"$t/list.err")"
+	fi
 
 	rm -rf "$HOME/.debug"
 	result $form/buildid-cache-exit exits_0 "$t/cache.err" perf buildid-cache -a "$d"
-	result $form/buildid-cache-has-ids in_cache
+	if [ $form = classic ]; then
+		skip $form/buildid-cache-has-ids "$nopass"
+	else
+		result $form/buildid-cache-has-ids in_cache
+	fi
 
 	result $form/inject-exit exits_0 "$t/inject.err" perf inject -b -i "$d" -o "$t/inj.data"
 	result $form/inject-output-buildid-list has_ids "$(perf buildid-list -i "$t/inj.data" 2>/dev/null)"
@@ -151,6 +162,12 @@ for form in buildid-mmap classic; do
 	if grep -q "'archive' is not a perf-command" "$t/archive.out"; then
 		skip "$form/archive-exit" "this perf has no perf archive"
 		skip "$form/archive-has-binaries" "this perf has no perf archive"
+		continue
+	fi
+	if [ $form = classic ]; then
+		# with no build IDs, it says so and fails
+		result $form/archive-says-no-build-ids grep -q 'no build-ids found' "$t/archive.out"
+		skip $form/archive-has-binaries "$nopass"
 		continue
 	fi
 	if [ $rc != 0 ]; then
