@@ -8,12 +8,18 @@
 # ignore the mode). Each command that opens binaries by path is run on
 # it under timeout 20: perf report, script, annotate, buildid-list,
 # buildid-cache -a perf.data (both recordings), inject -b, archive, and
-# perf record -p of a process that still runs the replaced program
-# (--buildid-mmap synthesis; as root, which reads /proc/PID/map_files,
-# and as nobody, which opens /proc/PID/root/PATH).
+# perf record -p of a process that still runs the program
+# (--buildid-mmap synthesis): once with the program deleted and replaced
+# (its maps line says "(deleted)"), and once with the thing mounted over
+# the program's path in the process's private mount namespace (its maps
+# line names the path, which perf opens: as root through
+# /proc/PID/map_files, as nobody, who may not, as /proc/PID/root/PATH).
 # Each must end within LIMIT seconds (5: they take well under one with
 # a regular file), the build-ID cache must hold no file that is not a
-# regular file, and perf buildid-cache -v says what it found there.
+# regular file, and perf buildid-cache -v says what it found there. And
+# perf annotate of a recording without build IDs, with the symbols from
+# /usr/lib/debug/PATH.debug (a debug tree mounted there in a private
+# mount namespace), runs no objdump on what is at the path.
 # usage: hostile-paths.sh WORKLOAD_DIR (perf taken from PATH; TAP output)
 set -u
 w=$(cd "$1" && pwd) || exit 1
@@ -53,10 +59,12 @@ timed() {
 	local name=$1 start ms rc
 	shift
 	start=$(date +%s%N)
-	timeout 20 "$@" >"$t/$name.out" 2>"$t/$name.err"
+	# in a session of its own, killed 2 s after the TERM at 20 s if need be
+	setsid -w timeout -k 2 20 "$@" >"$t/$name.out" 2>"$t/$name.err"
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
-	# 124: timeout ended it; 129-254: a signal (perf exits 255 on errors)
+	# 124: timeout ended it (137: with KILL); 129-254: a signal (perf
+	# exits 255 on errors)
 	if [ "$rc" = 124 ] || { [ "$rc" -gt 128 ] && [ "$rc" -lt 255 ]; }; then
 		echo "# $name: $* did not end by itself (exit $rc, $ms ms)"
 		tail -3 "$t/$name.err" | sed 's/^/#   /'
@@ -113,14 +121,32 @@ if ! perf record -q -o "$t/cl.data" -- "$app" 30000000 >/dev/null 2>"$t/record.e
 	exit 0
 fi
 chmod 644 "$t/cl.data" "$t/bm.data"
+# without build IDs, and symbols from a debug tree by path (bind-mounted
+# over /usr/lib/debug): perf annotate runs objdump on the file at the
+# program's path
+perf record -q -B -o "$t/nobid.data" -- "$app" 30000000 >/dev/null 2>&1
+mkdir -p "$t/dbg${app%/*}"
+cp "$w/spin-sha1" "$t/dbg$app.debug"
+# annotate_objdump KIND: objdump is not run on it
+annotate_objdump() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	if ! timed "$1-annotate-objdump" unshare -m --propagation private -- sh -c \
+		'mount --bind "$0" /usr/lib/debug && exec "$@"' "$t/dbg" \
+		perf annotate -v -i "$t/nobid.data" --stdio main; then
+		return 1
+	fi
+	grep -q '^objdump: ' "$t/$1-annotate-objdump.err" || return 0
+	grep '^objdump: ' "$t/$1-annotate-objdump.err" | sed 's/^/# /'
+	return 1
+}
 
 # start_spin AS: the program running as AS (root or nobody) from $app,
 # its pid in $spin
 start_spin() {
 	if [ "$1" = nobody ]; then
-		"${nobody[@]}" "$app" 100000000000 &
+		"${nobody[@]}" "$app" 0xffffffffffffffff &
 	else
-		"$app" 100000000000 &
+		"$app" 0xffffffffffffffff &
 	fi
 	spin=$!
 	pids+=("$spin")
@@ -130,7 +156,48 @@ start_spin() {
 	done
 	return 0
 }
-stop_spin() { kill -KILL "$spin" 2>/dev/null; wait "$spin" 2>/dev/null; }
+stop_spin() { kill -KILL "$spin" 2>/dev/null; wait 2>/dev/null; }
+
+# mounted over $app: what is bind-mounted for KIND, none when it cannot be
+can_mount=
+[ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null && can_mount=1
+mount_source() {
+	case $1 in
+	fifo) [ -p "$t/obj-fifo" ] || mkfifo "$t/obj-fifo"; echo "$t/obj-fifo" ;;
+	chardev) echo /dev/zero ;;
+	socket)
+		[ -S "$t/obj-socket" ] || make_kind socket "$t/obj-socket"
+		echo "$t/obj-socket"
+		;;
+	unreadable)
+		[ -f "$t/obj-unreadable" ] || make_kind unreadable "$t/obj-unreadable"
+		echo "$t/obj-unreadable"
+		;;
+	esac
+}
+# mounted_spin SOURCE AS: the program running as AS from $app in a private
+# mount namespace, with SOURCE bind-mounted over $app there once it runs;
+# its pid in $spin
+mounted_spin() {
+	local runner=()
+	[ "$2" = nobody ] && runner=("${nobody[@]}")
+	rm -f "$t/pid"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare -m --propagation private -- bash -c '
+		"${@:4}" "$1" 0xffffffffffffffff &
+		pid=$!
+		sleep 0.3
+		mount --bind "$2" "$1" || { kill "$pid"; exit 1; }
+		echo "$pid" >"$3"
+		wait "$pid"' mounted "$app" "$1" "$t/pid" "${runner[@]}" 2>/dev/null &
+	pids+=($!)
+	for _ in $(seq 50); do
+		[ -s "$t/pid" ] && break
+		sleep 0.1
+	done
+	spin=$(cat "$t/pid" 2>/dev/null) || return 1
+	pids+=("$spin")
+}
 
 for kind in fifo chardev socket directory symlink-loop unreadable; do
 	as=
@@ -165,25 +232,46 @@ for kind in fifo chardev socket directory symlink-loop unreadable; do
 	result "$kind/archive" timed "$kind-archive" "${run[@]}" perf archive "$d/cl.data"
 	result "$kind/record-p-${as:-root}" timed "$kind-record-p" "${run[@]}" \
 		perf record -q --buildid-mmap -p "$spin" -o "$d/p.data" -- sleep 0.3
-	if [ -z "$as" ] && [ -n "$can_nobody" ]; then
-		# as nobody perf cannot read /proc/PID/map_files, and opens the
-		# path under /proc/PID/root
-		stop_spin
-		rm -rf "$app"
-		cp "$w/spin-sha1" "$app"
-		start_spin nobody
-		make_kind "$kind" "$app"
-		mkdir -p "$t/nobody/rec-$kind"
-		chown nobody "$t/nobody/rec-$kind"
-		result "$kind/record-p-nobody" timed "$kind-record-p-nobody" "${nobody[@]}" \
-			env HOME="$t/nobody/rec-$kind" perf record -q --buildid-mmap -p "$spin" \
-			-o "$t/nobody/rec-$kind/p.data" -- sleep 0.3
-	fi
 	stop_spin
+	# the program running, and the thing mounted over its path: the maps
+	# line names the path, not "(deleted)", and perf opens the path
+	if [ -z "$can_mount" ]; then
+		skip "$kind/record-p-mounted-over" "needs root for a private mount namespace"
+	elif [ -z "$(mount_source "$kind")" ]; then
+		skip "$kind/record-p-mounted-over" "a $kind cannot be mounted over a file"
+	else
+		for who in root nobody; do
+			[ "$who" = nobody ] && [ -z "$can_nobody" ] && continue
+			[ "$who" = root ] && [ "$kind" = unreadable ] && continue
+			rm -rf "$app"
+			cp "$w/spin-sha1" "$app"
+			if ! mounted_spin "$(mount_source "$kind")" "$who"; then
+				result "$kind/record-p-mounted-over-$who" false
+				continue
+			fi
+			r=$t/nobody/mnt-$kind-$who
+			mkdir -p "$r"
+			chown nobody "$r" 2>/dev/null
+			run=()
+			[ "$who" = nobody ] && run=("${nobody[@]}")
+			result "$kind/record-p-mounted-over-$who" timed "$kind-record-p-mnt-$who" \
+				"${run[@]}" env HOME="$r" perf record -q --buildid-mmap -p "$spin" \
+				-o "$r/p.data" -- sleep 0.3
+			stop_spin
+		done
+	fi
 	result "$kind/cache-has-no-special-files" cache_clean "$HOME"
 	if [ -n "$(said "$kind")" ]; then
 		result "$kind/buildid-cache-says-what-it-found" \
 			grep -q "$app $(said "$kind"), not a regular file" "$t/$kind-bc-cl.err"
+	fi
+	if [ -n "$(said "$kind")" ]; then
+		if [ -n "$can_mount" ] && [ -d /usr/lib/debug ]; then
+			make_kind "$kind" "$app"
+			result "$kind/annotate-runs-no-objdump-on-it" annotate_objdump "$kind"
+		else
+			skip "$kind/annotate-runs-no-objdump-on-it" "needs root and /usr/lib/debug to mount a debug tree there"
+		fi
 	fi
 	# the program back at its path for the next kind
 	rm -rf "$app"
