@@ -65,6 +65,7 @@
 # TAP on stdout; the table (markdown, cells checked/wrong/missing) on
 # stderr and in $ORACLE_TABLE if set; details of failures on stderr.
 set -u
+. "$(dirname "$0")/tap.sh"
 
 if [ $# -lt 2 ]; then
 	echo "usage: $0 WORKLOAD_DIR THIS_PERF [OTHER_PERF...]" >&2
@@ -143,29 +144,8 @@ todo_for() {
 
 # --- the kept copies -------------------------------------------------------
 
-# note_id FILE: the descriptor of the GNU build-ID note, in hex, from the
-# bytes of .note.gnu.build-id (little-endian ELF)
-note_id() {
-	local off size
-	read -r off size < <(readelf -SW "$1" 2>/dev/null | awk '{
-		for (i = 1; i < NF; i++) if ($i == ".note.gnu.build-id") print $(i + 3), $(i + 4) }')
-	[ -n "${off:-}" ] || return 1
-	od -An -v -tx1 -j $((0x$off)) -N $((0x$size)) "$1" | tr -s ' \n' '\n' | grep . | awk '
-		{ b[n++] = $1 }
-		function hex(s,   v, k) {
-			for (k = 1; k <= length(s); k++)
-				v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1
-			return v
-		}
-		function le32(i) { return hex(b[i+3] b[i+2] b[i+1] b[i]) }
-		END {
-			nsz = le32(0); dsz = le32(4)
-			if (le32(8) != 3 || nsz != 4 || b[12] b[13] b[14] != "474e55") exit 1
-			d = 12 + int((nsz + 3) / 4) * 4
-			for (j = 0; j < dsz; j++) printf "%s", b[d + j]
-			print ""
-		}'
-}
+# note_id FILE (tests/tap.sh): the note's descriptor, for the IDs
+# readelf -n refuses
 # elf_id FILE: its build ID: readelf -n's, else (1 and 3 bytes) the note's
 elf_id() {
 	local id

@@ -9,14 +9,9 @@
 # usage: btrfs-containers.sh WORKLOAD_DIR   (perf taken from PATH)
 # Needs root; prints TAP lines, "ok N # SKIP why" for what cannot run.
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 n=0
-result() { # result NAME CMD...: "ok" when CMD succeeds
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 skip() { # skip COUNT WHY
 	local i
 	for ((i = 0; i < $1; i++)); do
@@ -24,7 +19,6 @@ skip() { # skip COUNT WHY
 		echo "ok $n # SKIP $2"
 	done
 }
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
 
 BTRFS_TESTS=8
 OVERLAY_TESTS=4

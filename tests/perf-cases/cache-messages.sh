@@ -8,15 +8,9 @@
 # bind mount in a private mount namespace. Needs root.
 # usage: cache-messages.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 n=0
-not_grep() { ! grep -q "$@"; }
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || ! unshare -m true 2>/dev/null; then
 	echo "ok 1 cache messages # SKIP needs root, setpriv and unshare -m"
 	echo "1..1"

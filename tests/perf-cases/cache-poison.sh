@@ -24,6 +24,7 @@
 # The IDs expected are read with readelf -n.
 # usage: cache-poison.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/cache-poison.XXXXXX")
 trap 'rm -rf "$t"' EXIT
@@ -31,14 +32,6 @@ export HOME=$t/home  # the build-ID cache, ~/.debug, starts empty
 mkdir -p "$HOME"
 unset DEBUGINFOD_URLS PERF_BUILDID_DIR
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
-not_grep() { ! grep -q "$@"; }
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
 # put FILE: FILE at the program's path, replacing what is there
 put() { cp "$1" "$t/spin.new" && mv "$t/spin.new" "$t/spin"; }
 # entry_files ID: the files of the cache entry of ID (binary, debug file)

@@ -18,6 +18,7 @@
 # what was refused, the exit status, and the members of the archive.
 # usage: cache-traversal.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/cache-traversal.XXXXXX")
 trap ':' EXIT
@@ -28,19 +29,12 @@ mkdir -p "$HOME" "$out" "$work/bin"
 unset DEBUGINFOD_URLS PERF_BUILDID_DIR
 cache=$HOME/.debug
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 skip_all() {
 	n=$((n + 1))
 	echo "ok $n # SKIP $1"
 	echo "1..$n"
 	exit 0
 }
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
 
 # rewrite IN OUT OLD NEW ID: the MMAP2 records of the file OLD in IN named
 # NEW, with the build ID ID, into OUT

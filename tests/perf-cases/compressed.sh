@@ -17,6 +17,7 @@
 # usage: compressed.sh WORKLOAD_DIR   (perf taken from PATH; TAP output,
 # the details of failures on stderr)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "${1:?usage: compressed.sh WORKLOAD_DIR}" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/compressed.XXXXXX")
 trap 'rm -rf "$t"' EXIT
@@ -24,17 +25,10 @@ export HOME=$t/home
 mkdir -p "$HOME" "$t/app"
 n=0
 
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 skip() { # skip NAME WHY
 	n=$((n + 1))
 	echo "ok $n $1 # SKIP $2"
 }
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
 # cached_id DIR ID: the ID of the binary that DIR/.build-id/xx/rest names
 # (a link to the cache's directory of the file, with the copy in elf)
 cached_id() {

@@ -11,17 +11,11 @@
 #   beyond its record.
 # usage: crafted-records.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 t=$(mktemp -d "${TMPDIR:-/tmp}/crafted-records.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 export HOME=$t
 n=0
-not_grep() { ! grep -q "$@"; }
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 if ! command -v python3 >/dev/null; then
 	echo "ok 1 crafted records # SKIP no python3 to craft them"
 	echo "1..1"

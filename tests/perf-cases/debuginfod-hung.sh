@@ -17,6 +17,7 @@
 # timeout 20.
 # usage: debuginfod-hung.sh WORKLOAD_DIR (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 LIMIT=10
 
 if [ "${1:-}" = --in-netns ]; then
@@ -30,12 +31,6 @@ if [ "$(id -u)" = 0 ] && [ -z "${in_netns:-}" ] && unshare -n true 2>/dev/null; 
 fi
 
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 if ! perf version --build-options | grep -Eq '^ *debuginfod: \[ on  \]'; then
 	echo "ok 1 # SKIP perf is built without debuginfod"
 	echo "1..1"

@@ -22,6 +22,7 @@
 # mount namespace), runs no objdump on what is at the path.
 # usage: hostile-paths.sh WORKLOAD_DIR (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 LIMIT=5
 t=$(mktemp -d "${TMPDIR:-/tmp}/hostile-paths.XXXXXX")
@@ -36,12 +37,6 @@ trap cleanup EXIT
 export HOME=$t/home
 mkdir -p "$HOME" "$t/app" "$t/nobody"
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 
 # as nobody, for the unreadable file (root reads it whatever its mode)

@@ -8,20 +8,14 @@
 # same checks hold; the first line says whether this kernel leaked.
 # usage: leaked-flag.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/leaked-flag.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t
 n=0
-not_grep() { ! grep -q "$@"; }
 has_id() { perf buildid-list -i "$3" 2>/dev/null | awk -v id="$1" -v f="$2" '$1 == id && $2 == f { ok = 1 } END { exit !ok }'; }
 one_id() { [ "$(perf buildid-list -i "$2" 2>/dev/null | awk -v f="$1" '$2 == f' | wc -l)" -eq 1 ]; }
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 
 if ! perf record -q --buildid-mmap -o "$t/probe.data" -- true >/dev/null 2>&1; then
 	echo "ok 1 # SKIP perf record --buildid-mmap does not work here"

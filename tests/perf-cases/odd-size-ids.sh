@@ -9,42 +9,14 @@
 # padded to 4 bytes, which is how ld writes them.
 # usage: odd-size-ids.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/odd-size-ids.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t
 n=0
 has_id() { perf buildid-list -i "$3" 2>/dev/null | awk -v id="$1" -v f="$2" '$1 == id && $2 == f { ok = 1 } END { exit !ok }'; }
-not_grep() { ! grep -q "$@"; }
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 
-# note_id FILE: the descriptor of the "GNU" NT_GNU_BUILD_ID note, in hex,
-# from the bytes of .note.gnu.build-id (little-endian ELF)
-note_id() {
-	local off size
-	read -r off size < <(readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".note.gnu.build-id") print $(i + 3), $(i + 4) }')
-	[ -n "${off:-}" ] || return 1
-	od -An -v -tx1 -j $((0x$off)) -N $((0x$size)) "$1" | tr -s ' \n' '\n' | grep . | awk '
-		{ b[n++] = $1 }
-		function hex(s,   v, k) {
-			for (k = 1; k <= length(s); k++)
-				v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1
-			return v
-		}
-		function le32(i) { return hex(b[i+3] b[i+2] b[i+1] b[i]) }
-		END {
-			nsz = le32(0); dsz = le32(4)
-			if (le32(8) != 3 || nsz != 4 || b[12] b[13] b[14] != "474e55") exit 1
-			d = 12 + int((nsz + 3) / 4) * 4
-			for (j = 0; j < dsz; j++) printf "%s", b[d + j]
-			print ""
-		}'
-}
 
 if ! perf record -q --buildid-mmap -o "$t/probe.data" -- true >/dev/null 2>&1; then
 	echo "ok 1 # SKIP perf record --buildid-mmap does not work here"

@@ -8,17 +8,12 @@
 # usage: [OTHER_PERFS="PERF..."] pipe-mode.sh WORKLOAD_DIR
 #        (this perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/pipe-mode.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 export HOME=$t
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 # check NAME CMD...: as result, but a failure where another perf (not
 # this one) crashed, as Debian's 6.1 now and then does on pipes it wrote
 # itself too ("assertion failed at util/build-id.c", "stack smashing

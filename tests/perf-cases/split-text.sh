@@ -14,18 +14,13 @@
 # all its symbols.
 # usage: split-text.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+. "$(dirname "$0")/../tap.sh"
 [ -d "${1:-}" ] || { echo "usage: $0 WORKLOAD_DIR" >&2; exit 1; }
 t=$(mktemp -d "${TMPDIR:-/tmp}/split-text.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t/home
 mkdir -p "$HOME" "$t/src" "$t/keep" "$t/symfs/usr/lib/debug/.build-id"
 n=0
-result() { # result NAME CMD...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
-}
 finish() {
 	echo "1..$n"
 	exit 0
