@@ -205,4 +205,8 @@ setup=link_build_id
 variant link-build-id /gone/evil6 "$cache/.build-id"
 setup=planted_link archive_only=1
 variant planted-link /gone/evil7 "$debug_id /gone/evil7"
+# a plain absolute name whose cache entry, as an archive member, would
+# start with "-": tar -T takes such a line as an option
+setup=no_setup archive_only=1
+variant dash "/--files-from=$out/evil8" "--files-from=$out/evil8"
 echo "1..$n"
