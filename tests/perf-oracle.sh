@@ -24,7 +24,8 @@
 # with the reason; a cell with nothing checked fails.
 #
 # Rows (scenario/form; -bm: perf record --buildid-mmap, else classic):
-#   present/{plain,plain-bm,g-bm,dwarf-bm,a-bm,p,p-bm,z,z-bm,pipe,pipe-bm,inject-bm}
+#   present/{plain,plain-bm,g-bm,dwarf-bm,a-bm,p,p-bm,z,z-bm,pipe,pipe-bm,
+#            inject-bm,switch,switch-bm}
 #   deleted/{plain,plain-bm,g-bm}         binaries deleted after recording
 #   replaced/{plain,plain-bm}             another build of burn and
 #                                         libburn.so (other layout, other
@@ -41,11 +42,28 @@
 #                                         originals replaced
 #   archive/{plain,plain-bm}              perf archive, unpacked in another
 #                                         HOME, the originals deleted
+#   split-{hotpatch,madvise}/{plain-bm,p-bm}  split-text, which splits its
+#                                         code mapping (mprotect, or madvise
+#                                         MADV_HUGEPAGE), then only its debug
+#                                         file left, as in debug-tree
+#   debuginfod/plain-bm                   deleted; perf buildid-cache -a
+#                                         fetches them from debuginfod
+#   {btrfs,overlay}/{p,p-bm,a-bm,live-bm} two containers (mount namespaces)
+#                                         run two builds of burn at one path,
+#                                         each on a btrfs subvolume or an
+#                                         overlay of its own; the truth is
+#                                         per process. live: perf record -a
+#                                         started first. Classic (p) is read
+#                                         after the containers and their
+#                                         roots are gone, the others while
+#                                         they run
 #   id-{1,3,8,16,20}/{plain,plain-bm,p-bm}  spin with IDs of those sizes
 #   listener/{plain,plain-bm}             next to perf record -a --buildid-mmap
 # plain: the workload run by perf record; g: -g; dwarf: --call-graph
 # dwarf; a: -a while it runs; p: -p PID of a running one; z: -z; pipe:
-# -o - into a file, read with -i - from it; inject: perf inject's output.
+# -o - into a file, read with -i - from it; inject: perf inject's output;
+# switch: --switch-output=signal, a SIGUSR2 while it runs, each file read
+# on its own.
 # Besides the reader cells, one check per recording (".../mmap2") that
 # THIS_PERF prints the workload's MMAP2 records with the kept copy's build
 # ID (-bm) or with none (classic).
@@ -57,11 +75,11 @@
 # # TODO why"; every failure of THIS_PERF is a plain "not ok".
 # Each TAP line also counts the samples elsewhere (not in a workload
 # mapping) and the unsure ones (in one, at an address no sized symbol
-# covers, and perf names no sized symbol). Split text mappings are not in
-# the matrix (no workload splits its text: perf-cases/split-text.sh).
+# covers, and perf names no sized symbol).
 # About 100 s with three readers on a 2-core machine.
 #
 # usage: perf-oracle.sh WORKLOAD_DIR THIS_PERF [OTHER_PERF...]
+# ORACLE_ONLY=REGEX runs only the rows (scenario/form) it matches.
 # TAP on stdout; the table (markdown, cells checked/wrong/missing) on
 # stderr and in $ORACLE_TABLE if set; details of failures on stderr.
 set -u
@@ -75,10 +93,12 @@ w=$(cd "$1" && pwd) || exit 2
 this=$(realpath "$2") || exit 2
 shift 2
 others=("$@")
-src=$(cd "$(dirname "$0")/workloads" && pwd) || exit 2
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
+src=$here/workloads
 # not /tmp/perf-*: perf before 6.x reads any file there as a perf-PID.map
 t=$(mktemp -d "${TMPDIR:-/tmp}/oracle.XXXXXX") || exit 2
 bg=()
+btrfs_loop=
 cleanup() {
 	local p
 	for p in "${bg[@]}"; do
@@ -86,6 +106,8 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	mountpoint -q "$t/btrfs" && umount "$t/btrfs"
+	[ -n "$btrfs_loop" ] && losetup -d "$btrfs_loop"
 	rm -rf "$t"
 }
 trap cleanup EXIT
@@ -123,6 +145,10 @@ declare -A may_miss=(
 	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
 	[replaced-inject-b/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+	[split-hotpatch/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
+	[split-madvise/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
+	[btrfs/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
+	[overlay/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
 )
 
 # todo_for VERSION CELL: why another reader (perf VERSION) is known to fail
@@ -131,12 +157,14 @@ todo_for() {
 	case "$1|$2" in
 	6.1.*"|"*/g-bm | 6.1.*"|"*/dwarf-bm)
 		echo "perf 6.1 prints user callchain entries as addresses in the DSO (1176), not as ips: nothing to check them by" ;;
-	6.1.*"|"debug-tree/*)
+	6.1.*"|"debug-tree/* | 6.1.*"|"split-*/*)
 		echo "perf 6.1 places a debug file's symbols by the debug file's own program headers, whose offsets are not the binary's (__TMC_END__ for burn_main_a, nothing for burn_lib)" ;;
-	6.12.*"|"debug-tree/*)
+	6.12.*"|"debug-tree/* | 6.12.*"|"split-*/*)
 		echo "perf 6.12 crashes (SIGSEGV in dso__synthesize_plt_symbols) on an objcopy --only-keep-debug file, whose .plt is NOBITS" ;;
 	6.*"|"id-1/* | 6.*"|"id-3/*)
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
+	6.*"|"btrfs/p | 6.*"|"overlay/p)
+		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
 	6.*"|"listener/plain)
 		echo "mainline perf reads the classic MMAP2 records this kernel gives the build-ID flag (the listener-order leak) as build IDs: assertion failed in util/build-id.c, stack smashing, no output" ;;
 	esac
@@ -166,7 +194,7 @@ keep() {
 	nm -S --defined-only "$t/keep/$id" | awk -v id="$id" 'NF == 4 { print "S", id, $1, $2, $4 }' >>"$t/db"
 }
 declare -A kept_id
-for f in burn libburn.so spin-1 spin-3 spin-8 spin-md5 spin-sha1; do
+for f in burn libburn.so spin-1 spin-3 spin-8 spin-md5 spin-sha1 split-text; do
 	keep "$w/$f" || exit 1
 	kept_id[$f]=$(elf_id "$w/$f")
 done
@@ -183,6 +211,11 @@ if ! gcc -O0 -g -fPIC -shared -Dburn_lib=burn_lib_v2 -Wl,--build-id=sha1 \
 	say "cannot build the replacement burn"
 	exit 1
 fi
+# (kept too: the second container runs it)
+for f in burn libburn.so; do
+	keep "$t/variant/$f" || exit 1
+	kept_id[v2-$f]=$(elf_id "$t/variant/$f")
+done
 
 # --- the oracle ---------------------------------------------------------------
 
@@ -210,8 +243,9 @@ maps() {
 	}'
 }
 
-# The oracle, over the db, the paths (P PATH ID: the file the test put at
-# PATH), the maps and a reader's perf script -F pid,time,ip,sym,dso
+# The oracle, over the db, the paths (P PATH ID [PID]: the file the test
+# put at PATH, in PID's mount namespace when given; a sample's symbol is
+# computed from that file, whatever ID its record names), the maps and a reader's perf script -F pid,time,ip,sym,dso
 # output. Prints "CHECKED WRONG MISSING OTHER UNSURE BADID"; the wrong
 # and missing entries go to the file in -v detail.
 # shellcheck disable=SC2016  # awk code
@@ -229,7 +263,7 @@ FNR == 1 { fi++ }
 fi == 1 && $1 == "L" { ln_[$2]++; lo[$2, ln_[$2]] = hex($3); lv[$2, ln_[$2]] = hex($4); lz[$2, ln_[$2]] = hex($5); next }
 fi == 1 && $1 == "S" && hex($4) > 0 { sn[$2]++; sv[$2, sn[$2]] = hex($3); ss[$2, sn[$2]] = hex($4); sname[$2, sn[$2]] = $5; sized[$2, $5] = 1; next }
 fi == 1 { next }
-fi == 2 { split($0, f, "\t"); want[f[2]] = f[3]; next }
+fi == 2 { split($0, f, "\t"); if (f[4] != "") wantp[f[4], f[2]] = f[3]; else want[f[2]] = f[3]; next }
 fi == 3 {
 	split($0, f, "\t"); p = f[1]; k = ++mn[p]
 	mt[p, k] = f[2] + 0; ms[p, k] = hex(f[3]); ml[p, k] = hex(f[4]); mo[p, k] = hex(f[5])
@@ -253,10 +287,12 @@ function check(ipx, sym,   ip, k, best, fb, key, off, va, i, e, found) {
 			else if (!fb) fb = k
 		}
 	if (!best) best = fb
-	if (!best || !(mpath[pid, best] in want)) { other++; return }
-	key = mid[pid, best]
-	if (key == "-") key = want[mpath[pid, best]]
-	else if (!(key in sn)) { badid++; key = want[mpath[pid, best]] }
+	if (!best) { other++; return }
+	# the file the test put there: for this pid, else for every pid
+	if ((pid, mpath[pid, best]) in wantp) key = wantp[pid, mpath[pid, best]]
+	else if (mpath[pid, best] in want) key = want[mpath[pid, best]]
+	else { other++; return }
+	if (mid[pid, best] != "-" && mid[pid, best] != key) badid++
 	off = ip - ms[pid, best] + mo[pid, best]; va = -1
 	for (i = 1; i <= ln_[key]; i++)
 		if (off >= lo[key, i] && off < lo[key, i] + lz[key, i]) va = off - lo[key, i] + lv[key, i]
@@ -286,11 +322,13 @@ END { printf "%d %d %d %d %d %d\n", checked, wrong, missing, other, unsure, badi
 # an ID without)
 mmap_check() {
 	awk -v bm="$3" 'FNR == 1 { fi++ }
-		fi == 1 { split($0, f, "\t"); want[f[2]] = f[3]; next }
+		fi == 1 { split($0, f, "\t"); if (f[4] != "") wantp[f[4], f[2]] = f[3]; else want[f[2]] = f[3]; next }
 		{ split($0, f, "\t"); path = f[7]; sub(/ \(deleted\)$/, "", path)
-		  if (!(path in want)) next
+		  if ((f[1], path) in wantp) id = wantp[f[1], path]
+		  else if (path in want) id = want[path]
+		  else next
 		  n++
-		  if (bm ? f[6] != want[path] : f[6] != "-") { bad++; print "MMAP2 of " path ": " f[6] " (want " (bm ? want[path] : "none") ")" > "/dev/stderr" } }
+		  if (bm ? f[6] != id : f[6] != "-") { bad++; print "MMAP2 of " path " (pid " f[1] "): " f[6] " (want " (bm ? id : "none") ")" > "/dev/stderr" } }
 		END { print n + 0, bad + 0 }' "$2" "$1"
 }
 
@@ -368,9 +406,45 @@ record() {
 	dwarf-*) opts+=(--call-graph dwarf) ;;
 	a-*) opts+=(-a) ;;
 	z | z-*) opts+=(-z) ;;
+	switch | switch-*) opts+=(--switch-output=signal) ;;
 	esac
 	rec=$cdir/rec.data data=$rec piped=
+	datas=()
 	case $form in
+	live-*)
+		# system-wide, the containers started while it runs: the
+		# kernel's records, not perf's synthesis
+		HOME=$r_home run "$this" record -q -a "${opts[@]}" -o "$rec" -- sleep 2 \
+			>/dev/null 2>"$cdir/record.err" &
+		pid=$!
+		sleep 0.5
+		start_containers
+		wait "$pid"
+		;;
+	p | p-* | a-*)
+		if [ -n "$ckind" ]; then
+			# the containers, started before: perf's synthesis
+			start_containers
+			local target=(-a)
+			case $form in p | p-*) target=(-p "$attach") ;; esac
+			HOME=$r_home run "$this" record -q "${opts[@]}" "${target[@]}" -o "$rec" \
+				-- sleep 0.5 >/dev/null 2>"$cdir/record.err"
+			return
+		fi
+		;;&
+	switch | switch-*)
+		# a signal to switch files while the workload runs; each file
+		# is read on its own
+		# (not under timeout, which the signal would end; the workload
+		# runs about 3 s)
+		HOME=$r_home "$this" record -q "${opts[@]}" -o "$rec" -- "${short[0]}" 2000 \
+			>/dev/null 2>"$cdir/record.err" &
+		pid=$!
+		sleep 1
+		kill -USR2 "$pid"
+		wait "$pid"
+		datas=("$rec".[0-9]*)
+		;;
 	p | p-*)
 		"${long[@]}" >/dev/null &
 		pid=$!
@@ -408,6 +482,10 @@ setup() {
 	: >"$cdir/paths"
 	case $1 in
 	burn) files=(burn libburn.so) short=("$app/burn" 150) long=("$app/burn" 100000000) ;;
+	split-*)
+		files=(split-text)
+		short=("$app/split-text" "${1#split-}" 300000000)
+		long=("$app/split-text" "${1#split-}" 1000000000000) ;;
 	*) files=("$1") short=("$app/$1" 150000000) long=("$app/$1" 1000000000000) ;;
 	esac
 	local f
@@ -415,6 +493,97 @@ setup() {
 		cp "$w/$f" "$app/$f"
 		printf 'P\t%s\t%s\n' "$app/$f" "${kept_id[$f]}" >>"$cdir/paths"
 	done
+}
+
+# --- containers ---------------------------------------------------------------
+
+# btrfs_fs: a btrfs file system at $t/btrfs (on a loop device), made once
+btrfs_fs() {
+	mountpoint -q "$t/btrfs" && return 0
+	command -v mkfs.btrfs >/dev/null || { say "no mkfs.btrfs (btrfs-progs)"; return 1; }
+	mkdir -p "$t/btrfs"
+	truncate -s 256M "$t/btrfs.img"
+	if ! mkfs.btrfs -q "$t/btrfs.img" >/dev/null 2>&1 ||
+		! btrfs_loop=$(losetup -f --show "$t/btrfs.img") ||
+		! mount -t btrfs "$btrfs_loop" "$t/btrfs"; then
+		say "cannot mount btrfs"
+		return 1
+	fi
+}
+
+# containers KIND: the roots of two containers, which start_containers
+# runs: the first holds burn and libburn.so, the second the replacement
+# (other names, other layout) under the same names. KIND btrfs: a
+# subvolume each, whose files /proc/PID/maps shows with one device and
+# inode; overlay: an overlay each, with a lower directory of its own and
+# the upper on tmpfs, as container runtimes stack them. Sets croot (the
+# mount arguments of each).
+containers() {
+	local i f v sub
+	croot=()
+	for i in 1 2; do
+		v=
+		[ "$i" = 2 ] && v=v2-
+		case $1 in
+		btrfs)
+			btrfs_fs || return 1
+			sub=$t/btrfs/${cdir##*/}-c$i
+			btrfs subvolume create "$sub" >/dev/null || return 1
+			for f in "${files[@]}"; do cp "$t/keep/${kept_id[$v$f]}" "$sub/$f"; done
+			croot+=("--bind $sub") ;;
+		overlay)
+			mkdir -p "$cdir/lower$i" "$cdir/up$i"
+			mount -t tmpfs tmpfs "$cdir/up$i" || return 1
+			mkdir "$cdir/up$i/upper" "$cdir/up$i/work"
+			for f in "${files[@]}"; do cp "$t/keep/${kept_id[$v$f]}" "$cdir/lower$i/$f"; done
+			croot+=("-t overlay overlay -o lowerdir=$cdir/lower$i,upperdir=$cdir/up$i/upper,workdir=$cdir/up$i/work") ;;
+		esac
+	done
+}
+
+# start_containers: a process per root, in a mount namespace of its own
+# where the root is mounted at $app, running ${long[@]} there; sets cpids
+# and attach (their pids, for -p), adds their P lines
+start_containers() {
+	local i f v pid
+	cpids=()
+	for i in 1 2; do
+		# shellcheck disable=SC2086,SC2016  # the mount arguments; expanded by sh -c
+		unshare --mount --propagation private sh -c 'mount "$@" "$0" && exec "$0/burn" 100000000' \
+			"$app" ${croot[$((i - 1))]} &
+		pid=$!
+		bg+=("$pid")
+		cpids+=("$pid")
+		v=
+		[ "$i" = 2 ] && v=v2-
+		for f in "${files[@]}"; do
+			printf 'P\t%s\t%s\t%s\n' "$app/$f" "${kept_id[$v$f]}" "$pid" >>"$cdir/paths"
+		done
+	done
+	for pid in "${cpids[@]}"; do
+		for i in $(seq 100); do
+			grep -q " $app/burn\$" "/proc/$pid/maps" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	attach=$(IFS=,; echo "${cpids[*]}")
+}
+
+# stop_containers: the containers' processes stopped, their roots removed
+stop_containers() {
+	local pid i
+	for pid in "${cpids[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		unbg "$pid"
+	done
+	cpids=()
+	for i in 1 2; do
+		mountpoint -q "$cdir/up$i" && umount "$cdir/up$i"
+		[ -d "$t/btrfs/${cdir##*/}-c$i" ] &&
+			btrfs subvolume delete "$t/btrfs/${cdir##*/}-c$i" >/dev/null
+	done
+	rm -rf "$cdir"/lower*
 }
 
 # replace: the replacement over the cell's binaries, as a package manager
@@ -442,7 +611,7 @@ after() {
 		replace
 		HOME=$r_home run "$this" inject -b -i "$rec" -o "$cdir/inject-b.data" 2>>"$cdir/record.err"
 		data=$cdir/inject-b.data ;;
-	debug-tree)
+	debug-tree | split-*)
 		r_tree=$cdir/tree
 		for f in "${files[@]}"; do
 			id=${kept_id[$f]}
@@ -458,6 +627,24 @@ after() {
 		done
 		replace
 		r_opts=(--symfs "$cdir/symfs") ;;
+	debuginfod)
+		# the binaries gone; a debuginfod server has them, and perf
+		# buildid-cache -a fetches them by the recorded IDs
+		mkdir -p "$cdir/srv"
+		local ids=()
+		for f in "${files[@]}"; do
+			ids+=("${kept_id[$f]}")
+			cp "$t/keep/${kept_id[$f]}" "$cdir/srv/$f"
+			rm -f "$app/$f"
+		done
+		HOME=$r_home DEBUGINFOD_CACHE_PATH=$cdir/dfs-cache run "$here/with-debuginfod.sh" \
+			"$cdir/srv" "${ids[@]}" -- "$this" buildid-cache -a "$rec" \
+			>"$cdir/dfs.out" 2>&1 || sed 's/^/# debuginfod: /' "$cdir/dfs.out" >&2 ;;
+	btrfs | overlay)
+		# a classic recording is read once the containers are gone,
+		# from the build-ID cache perf record filled; with
+		# --buildid-mmap (no cache) while they run
+		[ -z "$bm" ] && stop_containers ;;
 	archive)
 		(cd "$cdir" && HOME=$r_home run "$this" archive "$rec") >"$cdir/archive.out" 2>&1 ||
 			sed 's/^/# archive: /' "$cdir/archive.out" >&2
@@ -469,18 +656,41 @@ after() {
 	esac
 }
 
+# add_counts COUNTS COUNTS: their sum, field by field
+add_counts() {
+	local a b i
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for i in "${!a[@]}"; do a[i]=$((a[i] + b[i])); done
+	echo "${a[*]}"
+}
+
 # cell SCENARIO FORM WORKLOAD: record, change the files, read with every
 # reader, judge
 cell() {
-	local scen=$1 form=$2 row=$1/$2 r counts bm=
+	local scen=$1 form=$2 row=$1/$2 r counts bm='' d sum
+	# ORACLE_ONLY=REGEX: only the rows it matches (when working on one)
+	[[ $row =~ ${ORACLE_ONLY:-.} ]] || return 0
 	cdir=$t/cells/${row//\//_}
 	mkdir -p "$cdir/home"
-	r_home=$cdir/home r_opts=() r_tree=
+	r_home=$cdir/home r_opts=() r_tree='' ckind='' cpids=()
 	rows+=("$row")
 	setup "$3"
-	record "$form"
 	case $form in *-bm) bm=1 ;; esac
-	maps "$rec" "$piped" >"$cdir/maps"
+	case $scen in
+	btrfs | overlay)
+		ckind=$scen
+		if ! containers "$scen"; then
+			tap 0 "$row: the containers' roots ($scen)"
+			return
+		fi ;;
+	esac
+	record "$form"
+	[ ${#datas[@]} -gt 0 ] || datas=("$data")
+	for d in "${datas[@]}"; do
+		maps "$d" "$piped" >"$d.maps"
+	done
+	cat "${datas[@]/%/.maps}" >"$cdir/maps"
 	after "$scen" "$form"
 	local mc
 	read -r -a mc <<<"$(mmap_check "$cdir/maps" "$cdir/paths" "$bm" 2>"$cdir/mmap.err")"
@@ -491,12 +701,33 @@ cell() {
 		sed 's/^/#   /' "$cdir/mmap.err" >&2
 		grep -v '^ *$' "$cdir/record.err" | head -3 | sed 's/^/#   record: /' >&2
 	fi
+	case $form in
+	switch | switch-*)
+		# every file has the workload's records, so that it can be
+		# read on its own
+		local with=0
+		for d in "${datas[@]}"; do
+			[ "$(mmap_check "$d.maps" "$cdir/paths" "$bm" 2>/dev/null | cut -d' ' -f1)" -gt 0 ] &&
+				with=$((with + 1))
+		done
+		tap "$( ((${#datas[@]} >= 2 && with == ${#datas[@]})) && echo 1)" \
+			"$row: ${#datas[@]} files, $with with the workload's MMAP2 records"
+		;;
+	esac
 	for r in "${readers[@]}"; do
 		: >"$cdir/detail"
-		read_cell "$r" >"$cdir/out" 2>"$cdir/err"
-		counts=$(awk -v detail="$cdir/detail" "$oracle_awk" "$t/db" "$cdir/paths" "$cdir/maps" "$cdir/out")
-		judge "$row" "$r" "$counts" "$cdir/err" "$cdir/detail"
+		: >"$cdir/err"
+		# each file on its own, with its own records
+		sum="0 0 0 0 0 0"
+		for d in "${datas[@]}"; do
+			data=$d
+			read_cell "$r" >"$cdir/out" 2>>"$cdir/err"
+			counts=$(awk -v detail="$cdir/detail" "$oracle_awk" "$t/db" "$cdir/paths" "$d.maps" "$cdir/out")
+			sum=$(add_counts "$sum" "$counts")
+		done
+		judge "$row" "$r" "$sum" "$cdir/err" "$cdir/detail"
 	done
+	[ -n "$ckind" ] && stop_containers
 }
 
 # --- the matrix ---------------------------------------------------------------
@@ -506,7 +737,8 @@ for r in "${others[@]}"; do
 	[ -x "$r" ] || { tap 0 "reader $r exists"; exit 1; }
 done
 
-for form in plain plain-bm g-bm dwarf-bm a-bm p p-bm z z-bm pipe pipe-bm inject-bm; do
+for form in plain plain-bm g-bm dwarf-bm a-bm p p-bm z z-bm pipe pipe-bm inject-bm \
+	switch switch-bm; do
 	cell present "$form" burn
 done
 for form in plain plain-bm g-bm; do cell deleted "$form" burn; done
@@ -515,6 +747,15 @@ for scen in replaced replaced-inject-b symfs archive; do
 done
 cell overwritten plain burn
 cell debug-tree plain-bm burn
+for form in plain-bm p-bm; do
+	cell split-hotpatch "$form" split-hotpatch
+	cell split-madvise "$form" split-madvise
+done
+cell debuginfod plain-bm burn
+for form in p p-bm a-bm live-bm; do
+	cell btrfs "$form" burn
+	cell overlay "$form" burn
+done
 for v in 1:spin-1 3:spin-3 8:spin-8 16:spin-md5 20:spin-sha1; do
 	for form in plain plain-bm p-bm; do cell "id-${v%%:*}" "$form" "${v#*:}"; done
 done

@@ -19,7 +19,7 @@ set -u
 t=$(mktemp -d "${TMPDIR:-/tmp}/split-text.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t/home
-mkdir -p "$HOME" "$t/src" "$t/keep" "$t/symfs/usr/lib/debug/.build-id"
+mkdir -p "$HOME" "$t/keep" "$t/symfs/usr/lib/debug/.build-id"
 n=0
 finish() {
 	echo "1..$n"
@@ -32,66 +32,15 @@ if ! perf record -q --buildid-mmap -o "$t/probe.data" -- true >/dev/null 2>&1; t
 	exit 0
 fi
 
-# Padding functions of several pages (never run) and then hot_function;
-# main() changes the pages from the first whole one of innocent_pad1 to
-# the one before hot_function, which splits the code mapping there. Once
-# done it creates the file named by its third argument.
-cat >"$t/src/split.c" <<'EOF'
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-static const char salt[] __attribute__((used)) = SALT;
-#define PAD(n) __attribute__((noinline, used)) void innocent_pad##n(void) \
-	{ asm volatile(".skip 12288, 0x90"); }
-PAD(1)
-PAD(2)
-PAD(3)
-static volatile unsigned long sink;
-
-__attribute__((noinline)) void hot_function(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * 3;
-}
-
-int main(int argc, char **argv)
-{
-	const char *how = argc > 1 ? argv[1] : "none";
-	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 300000000;
-	uintptr_t pg = sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)innocent_pad1 + pg - 1) & ~(pg - 1);
-	uintptr_t b = (uintptr_t)hot_function & ~(pg - 1);
-	int err = 0;
-
-	if (b <= a) {
-		fprintf(stderr, "no whole page before hot_function\n");
-		return 1;
-	}
-	if (!strcmp(how, "hotpatch"))
-		err = mprotect((void *)a, b - a, PROT_READ | PROT_WRITE | PROT_EXEC) ||
-		      mprotect((void *)a, b - a, PROT_READ | PROT_EXEC);
-	else if (!strcmp(how, "madvise"))
-		err = madvise((void *)a, b - a, MADV_HUGEPAGE);
-	if (err) {
-		perror(how);
-		return 1;
-	}
-	if (argc > 3)
-		fclose(fopen(argv[3], "w"));
-	hot_function(n);
-	return 0;
-}
-EOF
+# The program: tests/workloads/split-text.c (it splits its code mapping
+# before it runs hot_function), built here twice, as PIE and not.
+src=$(cd "$(dirname "$0")/../workloads" && pwd)
 salt="\"$(date +%s%N)-$$\""
 for v in pie nopie; do
 	flags=-pie
 	[ "$v" = nopie ] && flags=-no-pie
 	if ! gcc -g -O1 -fno-toplevel-reorder "$flags" -DSALT="$salt" -Wl,--build-id \
-		-o "$t/keep/split-$v" "$t/src/split.c"; then
+		-o "$t/keep/split-$v" "$src/split-text.c"; then
 		result "build the $v test program" false
 		finish
 	fi
