@@ -30,17 +30,22 @@
 # Another architecture's guest (arm64, s390x, i386):
 #   ARCH=arm64 scripts/build-guest && ARCH=arm64 scripts/vm run -- PROG ARGS...
 
-.PHONY: demo check check-full check-builds deps fetch tree export kernel rt-kernel mainline-kernel perf selftests \
-	workloads check-series bench clean distclean
+.PHONY: help demo check check-full check-builds deps fetch tree export kernel rt-kernel mainline-kernel \
+	perf selftests workloads check-series bench clean distclean
+
+# a bare make lists the targets (the comment above), it builds nothing
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 demo:
 	@scripts/demo
 
-# the tiers of make check, and those only make check-full runs
+# the tiers of make check, and those only make check-full runs, after
+# them (so that an interrupted run has the whole of make check)
 CHECK_TIERS := 10-hygiene 20-vm-bench 30-kunit 40-kernel-vm 50-perf-vm \
 	55-perf-fuzz 60-host 62-symbolize-host
-FULL_TIERS := $(sort $(CHECK_TIERS) 12-robot 42-cross-vm 45-base-kernel-vm \
-	46-mainline-vm 47-rt-vm 48-debug-vm)
+FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 45-base-kernel-vm \
+	46-mainline-vm 47-rt-vm 48-debug-vm
 
 check: $(CHECK_TIERS:%=tier-%)
 	@scripts/check-summary $(CHECK_TIERS)
