@@ -8,6 +8,11 @@
 # bind mount in a private mount namespace. Needs root.
 # usage: cache-messages.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
+# the bind mount over /sys/kernel/notes stays in a mount namespace of its
+# own, so that tests running at the same time still see the notes
+if [ -z "${CACHE_MESSAGES_NS:-}" ] && [ "$(id -u)" = 0 ]; then
+	CACHE_MESSAGES_NS=1 exec unshare -m --propagation private -- bash "$0" "$@"
+fi
 . "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 n=0
