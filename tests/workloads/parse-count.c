@@ -2,7 +2,10 @@
 /*
  * How often does the kernel parse a mapped file for its build ID?
  * The series parses a file at most once per mmap, and not at all unless a live
- * event that matches the mapping asked for build IDs in MMAP2 records.
+ * event that matches the mapping, and may get its record, asked for build
+ * IDs in MMAP2 records. A listener bound to another CPU may: the task can
+ * move there before the record is written (the lookup runs with
+ * preemption enabled, before the output pass).
  *
  * The count comes from a kprobe on the parser (FUNC, default
  * build_id_parse) that this program adds through tracefs and reads as a
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,7 +35,7 @@
 
 #define MAPS		100
 
-enum { BUILD_ID = 1, MMAP2 = 2, OTHER_TASK = 4, DATA = 8 };
+enum { BUILD_ID = 1, MMAP2 = 2, OTHER_TASK = 4, DATA = 8, THIS_CPU = 16, OTHER_CPU = 32 };
 
 static const struct {
 	const char *name;
@@ -54,7 +58,37 @@ static const struct {
 	  PROT_READ | PROT_EXEC, 1 },
 	{ "build_id listener watching data mappings", { BUILD_ID | MMAP2 | DATA, 0 },
 	  PROT_READ, 1 },
+	{ "build_id listener bound to the task's CPU", { BUILD_ID | MMAP2 | THIS_CPU, 0 },
+	  PROT_READ | PROT_EXEC, 1 },
+	{ "build_id listener bound to another CPU: the task may move there",
+	  { BUILD_ID | MMAP2 | OTHER_CPU, 0 }, PROT_READ | PROT_EXEC, 1 },
+	{ "build_id listener bound to another CPU, data mapping it does not watch",
+	  { BUILD_ID | MMAP2 | OTHER_CPU, 0 }, PROT_READ, 0 },
 };
+
+/* the task runs on cpus[0] while a case has a listener bound to a CPU */
+static int cpus[2] = { -1, -1 };
+
+static void find_cpus(void)
+{
+	cpu_set_t set;
+	int cpu, n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cpus[n++] = cpu;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
 
 static int open_listener(int flags, pid_t other)
 {
@@ -62,6 +96,10 @@ static int open_listener(int flags, pid_t other)
 
 	listener_attr(&attr, !!(flags & MMAP2), !!(flags & BUILD_ID));
 	attr.mmap_data = !!(flags & DATA);
+	if (flags & (THIS_CPU | OTHER_CPU))
+		return syscall(__NR_perf_event_open, &attr, -1,
+			       cpus[flags & THIS_CPU ? 0 : 1], -1,
+			       PERF_FLAG_FD_CLOEXEC);
 	return perf_open(&attr, flags & OTHER_TASK ? other : 0);
 }
 
@@ -93,11 +131,23 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 
+	find_cpus();
 	printf("1..%zu\n", sizeof(cases) / sizeof(cases[0]));
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t before = 0, after = 0;
 		int l[2] = { -1, -1 }, err = 0;
+		int bound = cases[c].listeners[0] & (THIS_CPU | OTHER_CPU);
 
+		if (bound && cpus[1] < 0) {
+			printf("ok %u %s # SKIP one CPU only\n", c + 1, cases[c].name);
+			continue;
+		}
+		if (bound && pin(cpus[0])) {
+			printf("not ok %u %s # sched_setaffinity: %s\n", c + 1,
+			       cases[c].name, strerror(errno));
+			failed = 1;
+			continue;
+		}
 		for (i = 0; i < 2 && cases[c].listeners[i]; i++) {
 			l[i] = open_listener(cases[c].listeners[i], other);
 			if (l[i] < 0)
