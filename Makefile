@@ -44,7 +44,7 @@ demo:
 # them (so that an interrupted run has the whole of make check)
 CHECK_TIERS := 10-hygiene 20-vm-bench 30-kunit 40-kernel-vm 50-perf-vm \
 	55-perf-fuzz 60-host 62-symbolize-host
-FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 45-base-kernel-vm \
+FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
 	46-mainline-vm 47-rt-vm 48-debug-vm
 
 check: $(CHECK_TIERS:%=tier-%)

@@ -1,0 +1,120 @@
+#!/bin/sh
+# Guest side of tier 43-fs-vm: build IDs of programs and libraries run
+# from each file system the host attached. Prints TAP.
+#
+#   guest-filesystems.sh W IDS LIBOFF SPEC...
+#
+# W is the workloads directory; IDS a file of "NAME ID" lines the host
+# read with readelf from the files it put on the images (burn,
+# libburn.so, spin-md5, spin-sha1); LIBOFF the file offset of burn_lib
+# in libburn.so. Each SPEC is NAME:DEV:TYPE:MODE. MODE "ro": the image
+# holds burn, libburn.so and prog (a copy of spin-sha1); "rw": the image
+# is empty and the test copies them in; "overlay": DEV is the lower
+# layer (an ro image), the upper one is on tmpfs, as container runtimes
+# stack them.
+W=$1
+IDS=$2
+LIBOFF=$3
+shift 3
+n=0
+data=/scratch/fs.data
+
+id() { awk -v f="$1" '$1 == f { print $2 }' "$IDS"; }
+result() { # result NAME GOT WANT
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1 # got $2, expected $3"
+	fi
+}
+# the executable MMAP2 records of CMD, recorded with build IDs
+mmaps() {
+	perf record -q --buildid-mmap -e cpu-clock:u -o $data -- "$@" \
+		>/dev/null 2>/scratch/fs.err
+	perf script -i $data --show-mmap-events 2>/dev/null |
+		grep 'PERF_RECORD_MMAP2.* r-xp '
+}
+# what the record for PATH in the MMAP2 lines $m carries: an ID,
+# "classic" (device and inode) or "none" (no record)
+rec_id() {
+	line=$(printf '%s\n' "$m" | grep " r-xp $1\$" | head -1)
+	case $line in
+	'') echo none ;;
+	*'<'*'>'*) echo "$line" | sed 's/.*<\([0-9a-f]*\)>.*/\1/' ;;
+	*) echo classic ;;
+	esac
+}
+
+# exec and mmap from DIR, then eviction: the classic record while the
+# library is not cached, its ID again once it is
+run_and_evict() { # NAME DIR
+	m=$(mmaps "$2/burn" 1)
+	result "$1/exec: the program's ID" "$(rec_id "$2/burn")" "$(id burn)"
+	result "$1/mmap: the library's ID" "$(rec_id "$2/libburn.so")" "$(id libburn.so)"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	m=$(mmaps "$W/map-uncached" "$2/libburn.so" "$LIBOFF" 20)
+	if grep -q 'stay cached' /scratch/fs.err; then
+		n=$((n + 1))
+		echo "ok $n $1/evicted library: the classic record # SKIP $(cat /scratch/fs.err)"
+	else
+		result "$1/evicted library: the classic record" "$(rec_id "$2/libburn.so")" classic
+	fi
+	m=$(mmaps "$2/burn" 1)
+	result "$1/cached again: the library's ID" "$(rec_id "$2/libburn.so")" "$(id libburn.so)"
+}
+
+for spec in "$@"; do
+	IFS=: read -r name dev type mode <<EOF
+$spec
+EOF
+	mnt=/mnt/$name
+	mkdir -p "$mnt"
+	case $mode in
+	overlay)
+		mkdir -p "/mnt/$name-lower" "/tmp/$name/upper" "/tmp/$name/work"
+		mount -t "$type" -o ro "$dev" "/mnt/$name-lower" &&
+			mount -t overlay overlay -o "lowerdir=/mnt/$name-lower,upperdir=/tmp/$name/upper,workdir=/tmp/$name/work" "$mnt"
+		;;
+	ro) mount -t "$type" -o ro "$dev" "$mnt" ;;
+	*) mount -t "$type" "$dev" "$mnt" && cp "$W/burn" "$W/libburn.so" "$mnt/" &&
+		cp "$W/spin-sha1" "$mnt/prog" ;;
+	esac
+	rc=$?
+	result "$name/mount ($type)" "$rc" 0
+	[ "$rc" = 0 ] || continue
+	run_and_evict "$name" "$mnt"
+	case $mode in
+	rw)
+		m=$(mmaps "$mnt/prog" 1000)
+		result "$name/a second program's ID" "$(rec_id "$mnt/prog")" "$(id spin-sha1)"
+		cp "$W/spin-md5" "$mnt/prog.new" && mv "$mnt/prog.new" "$mnt/prog"
+		m=$(mmaps "$mnt/prog" 1000)
+		result "$name/replaced by rename(): the new file's ID" "$(rec_id "$mnt/prog")" "$(id spin-md5)"
+		cat "$W/spin-sha1" >"$mnt/prog"
+		m=$(mmaps "$mnt/prog" 1000)
+		result "$name/rewritten in place: the new bytes' ID" "$(rec_id "$mnt/prog")" "$(id spin-sha1)"
+		;;
+	overlay)
+		# what a tool sees of a merged file without build IDs
+		perf record -q -e cpu-clock:u -o $data -- "$mnt/burn" 1 >/dev/null 2>&1
+		echo "# $name classic record: $(perf script -i $data --show-mmap-events 2>/dev/null |
+			grep -m1 "PERF_RECORD_MMAP2.* r-xp $mnt/burn\$" |
+			sed 's/.* @ [^ ]* \([^]]*\)\]: \(.*\)/maj:min ino gen \1, path \2/');" \
+			"the lower file: device $(stat -c %D "/mnt/$name-lower/burn") (hex), inode $(stat -c %i "/mnt/$name-lower/burn")"
+		m=$(mmaps "$mnt/prog" 1000)
+		result "$name/lower file: its ID" "$(rec_id "$mnt/prog")" "$(id spin-sha1)"
+		cat "$W/spin-md5" >"$mnt/prog"	# copy-up, then the new bytes
+		m=$(mmaps "$mnt/prog" 1000)
+		result "$name/copied up and changed: the new ID" "$(rec_id "$mnt/prog")" "$(id spin-md5)"
+		result "$name/copy-up is in the upper layer" "$(test -f "/tmp/$name/upper/prog" && echo yes)" yes
+		rm "$mnt/prog"
+		m=$(mmaps /bin/sh -c "$mnt/prog 1000 2>/dev/null; exit 0")
+		result "$name/whiteout: no record" "$(rec_id "$mnt/prog")" none
+		;;
+	esac
+	umount "$mnt"
+	[ "$mode" != overlay ] || umount "/mnt/$name-lower"
+done
+echo "1..$n"
