@@ -11,11 +11,24 @@
 # holds burn, libburn.so and prog (a copy of spin-sha1); "rw": the image
 # is empty and the test copies them in; "overlay": DEV is the lower
 # layer (an ro image), the upper one is on tmpfs, as container runtimes
-# stack them.
+# stack them; "container": DEV is the root of a container (burn, its
+# library, the C library and the dynamic loader), run as runc does (new
+# mount and PID namespaces, an overlay root; chroot, as the initramfs
+# root cannot be left by pivot_root) while
+# perf record -a --buildid-mmap runs in the root namespace, started
+# before it and after it. The container's files then go away; perf
+# report must give its samples the symbols of the recorded IDs, from
+# the debug tree the host made (DEBUG, /usr/lib/debug/.build-id), never
+# those of the other files that sit at /app/burn and /app/libburn.so in
+# the guest's own root.
+# The symbols a sample may have are the host's nm of burn and libburn.so
+# (the files SYMS.burn and SYMS.libburn.so).
 W=$1
 IDS=$2
 LIBOFF=$3
-shift 3
+DEBUG=$4
+SYMS=$5
+shift 5
 n=0
 data=/scratch/fs.data
 
@@ -65,12 +78,74 @@ run_and_evict() { # NAME DIR
 	result "$1/cached again: the library's ID" "$(rec_id "$2/libburn.so")" "$(id libburn.so)"
 }
 
+# container DEV: the steps above, and its report checked
+container() {
+	lower=/mnt/container-lower c=/tmp/container
+	mkdir -p $lower $c/upper $c/work $c/root /usr/lib/debug
+	mount -t squashfs -o ro "$1" $lower &&
+		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$c/upper,workdir=$c/work" $c/root
+	result "container/root mounted" "$?" 0
+	cp -a "$DEBUG/.build-id" /usr/lib/debug/
+	mkdir -p /app	# other files at the container's paths here
+	cp "$W/spin-md5" /app/burn
+	cp "$W/libfarnote.so" /app/libburn.so
+	for when in before after; do
+		if [ $when = before ]; then
+			perf record -q -a --buildid-mmap -e cpu-clock -o /scratch/c-$when.data \
+				-- sleep 8 >/dev/null 2>&1 &
+			rec=$!
+			sleep 2
+		fi
+		# the guest's root is an initramfs, which pivot_root cannot
+		# leave: chroot, as runc --no-pivot does there
+		mkdir -p $c/root/proc
+		unshare -m -p -f /bin/sh -c "mount -t proc proc $c/root/proc &&
+			exec chroot $c/root /app/burn 20000" >/scratch/c-$when.out 2>&1 &
+		cpid=$!
+		if [ $when = after ]; then
+			sleep 2
+			perf record -q -a --buildid-mmap -e cpu-clock -o /scratch/c-$when.data \
+				-- sleep 3 >/dev/null 2>&1 &
+			rec=$!
+		fi
+		start=$(date +%s)
+		wait $cpid
+		rc=$?
+		echo "# container/$when: ran $(($(date +%s) - start)) s"
+		result "container/$when: the container ran" "$rc" 0
+		[ "$rc" = 0 ] || sed 's/^/# /' /scratch/c-$when.out
+		wait "$rec"
+	done
+	umount $c/root && umount $lower && rm -rf $c
+	for when in before after; do
+		perf report -i /scratch/c-$when.data --stdio -q --comm burn \
+			--sort dso,sym 2>/dev/null >/scratch/c-$when.report
+		# every symbol of burn's own samples is one of the file's own
+		# (an address, no symbol, is allowed: not a wrong answer)
+		bad=$(awk '$3 == "[.]" && ($2 == "burn" || $2 == "libburn.so") && $4 !~ /^0x/ {
+			print $2, $4 }' /scratch/c-$when.report | while read -r dso sym; do
+			grep -qx "$sym" "$SYMS.$dso" 2>/dev/null || echo "$dso:$sym"
+		done | sort -u | tr '\n' ' ')
+		result "container/$when: no symbol from another file" "${bad:-none}" none
+		# burn spends its time in burn_lib; its own functions get too
+		# few samples under TCG to be asked for
+		got=$(awk '$2 == "libburn.so" && $4 == "burn_lib" { print "yes"; exit }' /scratch/c-$when.report)
+		result "container/$when: libburn.so's symbols by ID" "${got:-no}" yes
+		[ "$got" = yes ] || sed 's/^/# /' /scratch/c-$when.report | head -20
+	done
+	rm -rf /app
+}
+
 for spec in "$@"; do
 	IFS=: read -r name dev type mode <<EOF
 $spec
 EOF
 	mnt=/mnt/$name
 	mkdir -p "$mnt"
+	if [ "$mode" = container ]; then
+		container "$dev"
+		continue
+	fi
 	case $mode in
 	overlay)
 		mkdir -p "/mnt/$name-lower" "/tmp/$name/upper" "/tmp/$name/work"
