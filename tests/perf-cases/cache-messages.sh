@@ -8,11 +8,6 @@
 # bind mount in a private mount namespace. Needs root.
 # usage: cache-messages.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
-# the bind mount over /sys/kernel/notes stays in a mount namespace of its
-# own, so that tests running at the same time still see the notes
-if [ -z "${CACHE_MESSAGES_NS:-}" ] && [ "$(id -u)" = 0 ]; then
-	CACHE_MESSAGES_NS=1 exec unshare -m --propagation private -- bash "$0" "$@"
-fi
 . "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 n=0
@@ -21,6 +16,8 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || ! unshare -m true 2
 	echo "1..1"
 	exit 0
 fi
+# the bind mount over /sys/kernel/notes stays in a mount namespace of its
+# own, so that tests running at the same time still see the notes
 if [ "${2:-}" != --in-ns ]; then
 	exec unshare -m --propagation private bash "$0" "$1" --in-ns
 fi
@@ -28,7 +25,9 @@ t=$(mktemp -d "${TMPDIR:-/tmp}/cache-messages.XXXXXX")
 trap 'umount /sys/kernel/notes 2>/dev/null; rm -rf "$t"' EXIT
 chmod 755 "$t"
 cp "$w/spin-sha1" "$t/spin"
-perf=$(command -v perf)
+# a copy nobody can run: the tree may be in a directory only root enters
+cp "$(command -v perf)" "$t/perf"
+perf=$t/perf
 HOME=$t perf record -q -o "$t/p.data" -- "$t/spin" 3000000 >/dev/null 2>&1
 chmod 644 "$t/p.data"
 mkdir -p "$t/home/.debug"
