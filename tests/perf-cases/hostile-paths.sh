@@ -46,6 +46,12 @@ if [ "$(id -u)" = 0 ] && "${nobody[@]}" true 2>/dev/null; then
 	can_nobody=1
 	chmod 755 "$t" "$t/app"
 	chown nobody "$t/nobody"
+	# a copy nobody can run: the tree may be where only root enters
+	mkdir -p "$t/bin"
+	cp "$(command -v perf)" "$t/bin/perf"
+	PATH=$t/bin:$PATH
+	# else every run as nobody would "end by itself" at once, and pass
+	"${nobody[@]}" perf version >/dev/null 2>&1 || can_nobody=
 fi
 
 # timed NAME CMD...: run perf CMD under timeout 20, the output in
@@ -62,6 +68,12 @@ timed() {
 	# exits 255 on errors)
 	if [ "$rc" = 124 ] || { [ "$rc" -gt 128 ] && [ "$rc" -lt 255 ]; }; then
 		echo "# $name: $* did not end by itself (exit $rc, $ms ms)"
+		tail -3 "$t/$name.err" | sed 's/^/#   /'
+		return 1
+	fi
+	# 126, 127: perf did not run at all, which proves nothing
+	if [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
+		echo "# $name: $* could not be run (exit $rc)"
 		tail -3 "$t/$name.err" | sed 's/^/#   /'
 		return 1
 	fi
