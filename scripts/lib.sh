@@ -58,7 +58,7 @@ SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
 # the mainline reference kernel's build (scripts/build-mainline-kernel)
-MAINLINE_KOUT=$BUILD/mainline/kernel
+MAINLINE_KOUT=${MAINLINE_KOUT:-$BUILD/mainline/kernel}
 
 # ccache sees paths under build/ relative to the build directory, so the
 # trees laid out alike (build/linux + build/kernel, build/base/linux +
