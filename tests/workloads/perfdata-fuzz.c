@@ -1044,6 +1044,9 @@ static void record_contents(const struct seed *s)
 		{ PD_THREAD_MAP, 8, 8, 0x10000000, "nr 0x10000000" },
 		{ PD_CPU_MAP, 10, 2, 0, "nr 0" }, { PD_CPU_MAP, 10, 2, 0xffff, "nr 0xffff" },
 		{ PD_CPU_MAP, 8, 2, 1, "type 1 (mask)" }, { PD_CPU_MAP, 8, 2, 0xffff, "type 0xffff" },
+		/* CPUs this machine does not have: perf must not pin to them */
+		{ PD_CPU_MAP, 12, 2, 5000, "first CPU 5000" },
+		{ PD_CPU_MAP, 12, 2, 0xfffe, "first CPU 0xfffe" },
 		{ PD_COMM, 16, 0, 'x', "name without NUL" },
 		{ PD_MMAP, 40, 0, 'x', "name without NUL" },
 	};
