@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/listener.h"
+#include "../checkers/listener.h"
 #include "insn-mark.h"
 
 #define RING_PAGES 64

@@ -18,7 +18,7 @@
  * With profile=TAG (up to 4 times) it also writes, for the spans of that
  * tag, where their instructions ran: one line per translation block
  *   pc TAG ADDRESS INSTRUCTIONS
- * summed over all spans, for scripts/insn-profile to put names on.
+ * summed over all spans, for scripts/lib/insn-profile to put names on.
  *
  * usage: qemu-system-... -smp 1 -plugin insn-count.so,out=FILE[,profile=TAG]
  *

@@ -6,7 +6,7 @@
  * three variants in blocks of BLOCK pairs, the variants taking turns block
  * by block (in an order that rotates), so that the noise of a shared
  * machine falls on all of them alike. Prints one line per file, round and
- * variant, for scripts/bench-report:
+ * variant, for scripts/lib/bench-report:
  *   mmap ROUND FILE VARIANT NS_PER_PAIR
  * with VARIANT none, mmap2 or build_id.
  *
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../workloads/listener.h"
+#include "../checkers/listener.h"
 #include "insn-mark.h"
 
 #define RING_PAGES 256

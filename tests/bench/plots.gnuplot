@@ -1,4 +1,4 @@
-# make bench's plots, drawn in build/bench from scripts/bench-report's
+# make bench's plots, drawn in build/bench from scripts/lib/bench-report's
 # .dat files: gnuplot tests/bench/plots.gnuplot
 set terminal pngcairo size 800,480 font ",10"
 set grid ytics

@@ -11,7 +11,7 @@
 # random to every teardown, whatever the variant.
 # Then perf report --stdio reads the last round's files: build IDs from
 # the perf.data header (classic) or from the MMAP2 records. Variants
-# alternate within a round. Prints, for scripts/bench-report:
+# alternate within a round. Prints, for scripts/lib/bench-report:
 #   host teardown PERF SECONDS ROUND VARIANT MS BYTES
 #   host report PERF SECONDS ROUND VARIANT MS
 # usage: record-teardown.sh WORKLOAD_DIR ROUNDS NAME=PERF...

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The guest half of make bench, run in the VM on each kernel: prints
-# result lines for scripts/bench-report (the host half).
+# result lines for scripts/lib/bench-report (the host half).
 #   mmap ROUND FILE VARIANT NS_PER_PAIR       (tests/bench/mmap-cost)
 #   exec ROUND WORKLOAD VARIANT NS EXECS      (no profiler, perf record -a,
 #                                              perf record -a --buildid-mmap)
@@ -10,7 +10,7 @@
 #                                    mmap()s of file NAME or N execs of
 #                                    workload NAME (KIND mmap or exec) a
 #                                    span, under VARIANT)
-# usage: guest-bench.sh WORKLOAD_DIR BENCH_DIR LIBC
+# usage: bench.sh WORKLOAD_DIR BENCH_DIR LIBC
 # (LIBC: the C library /usr/bin/true links, its path on the host)
 # Environment (per boot; scripts/bench boots each kernel BOOTS times):
 # MMAP_ROUNDS (3), MMAPS (20000 pairs per round and variant),

@@ -2,7 +2,7 @@
 # Guest side of tier 43-fs-vm: build IDs of programs and libraries run
 # from each file system the host attached. Prints TAP.
 #
-#   guest-filesystems.sh W IDS LIBOFF SPEC...
+#   filesystems.sh W IDS LIBOFF SPEC...
 #
 # W is the workloads directory; IDS a file of "NAME ID" lines the host
 # read with readelf from the files it put on the images (burn,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The guest half of make demo: record the bundled workload and show the
 # build IDs perf got next to the ones readelf reads from the same files.
-# usage: demo-guest.sh WORKLOAD_DIR [PERF_RECORD_OPTIONS...]
+# usage: demo.sh WORKLOAD_DIR [PERF_RECORD_OPTIONS...]
 set -eu
 w=$1
 shift

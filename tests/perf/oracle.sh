@@ -176,7 +176,7 @@ todo_for() {
 
 # --- the kept copies -------------------------------------------------------
 
-# note_id FILE (tests/tap.sh): the note's descriptor, for the IDs
+# note_id FILE (tests/perf/tap.sh): the note's descriptor, for the IDs
 # readelf -n refuses
 # elf_id FILE: its build ID: readelf -n's, else (1 and 3 bytes) the note's
 elf_id() {

@@ -32,7 +32,7 @@ if ! perf record -q --buildid-mmap -o "$t/probe.data" -- true >/dev/null 2>&1; t
 	exit 0
 fi
 
-# The program: tests/workloads/split-text.c (it splits its code mapping
+# The program: tests/programs/split-text.c (it splits its code mapping
 # before it runs hot_function), built here twice, as PIE and not.
 src=$(cd "$(dirname "$0")/../workloads" && pwd)
 salt="\"$(date +%s%N)-$$\""

@@ -4,7 +4,7 @@
 # page) with a stack trace on every hit, while parse-count maps files
 # under build-ID listeners; prints "@@kmap-high total=N from_parser=M",
 # M the hits with build_id_parse() on the stack.
-# usage: guest-kmap-high.sh PARSE-COUNT FILE
+# usage: kmap-high.sh PARSE-COUNT FILE
 t=/sys/kernel/debug/tracing
 echo 'p:kmaph kmap_atomic_high_prot' >"$t/kprobe_events" || exit 1
 echo stacktrace >"$t/events/kprobes/kmaph/trigger" || exit 1

@@ -2,7 +2,7 @@
 # Common settings and helpers for the harness scripts. Sourced, not run.
 # shellcheck disable=SC2034 # the settings are used by the scripts that source this
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 PATCHES=${PATCHES:-$TOP/patches}
 
@@ -108,7 +108,7 @@ todo_xfail() {
 	sed -E "s@^FAIL ([^#]*[^ ]) *# TODO (.*)\$@XFAIL \\1 # \\2${1:+ $1}@"
 }
 
-# section NAME: the output of test NAME of a tests/guest-suite.sh run on
+# section NAME: the output of test NAME of a tests/guest/suite.sh run on
 # stdin, without its frame
 section() {
 	awk -v name="$1" '
@@ -118,7 +118,7 @@ section() {
 		on'
 }
 
-# section_rc NAME: the exit status of test NAME in a tests/guest-suite.sh
+# section_rc NAME: the exit status of test NAME in a tests/guest/suite.sh
 # run on stdin ("none" when it did not finish)
 section_rc() {
 	awk -v name="$1" '

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The guest half of the debug and RT tiers: several tests in one boot
 # (a boot of a KASAN kernel under TCG costs minutes).
-# usage: guest-suite.sh NAME 'COMMAND' [NAME 'COMMAND']...
+# usage: suite.sh NAME 'COMMAND' [NAME 'COMMAND']...
 # Each COMMAND runs in /scratch through sh -c, its output framed by
 # "@@begin NAME" and "@@end NAME EXIT-STATUS". With kmemleak in the
 # kernel, its report is cleared first and, after the last test, two scans
