@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elf-id.h"
 #include "kprobe-count.h"
 
 #define DEPTH		32
@@ -63,42 +64,15 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
 	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
 }
 
-/* The GNU build ID of an ELF64 file, from its section headers. */
+/* The build ID of the file at @path, by the tests' own reader: its size, or -1 */
 static int read_build_id(const char *path, uint8_t *id)
 {
-	Elf64_Ehdr eh;
-	Elf64_Shdr sh;
-	int fd = open(path, O_RDONLY), i, ret = 0;
+	struct elfid e;
 
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+	if (elf_file_id(path, &e) || !e.found)
 		return -1;
-	for (i = 0; i < eh.e_shnum && !ret; i++) {
-		uint8_t buf[4096];
-		uint64_t off = 0;
-
-		if (pread(fd, &sh, sizeof(sh), eh.e_shoff + i * sizeof(sh)) != sizeof(sh))
-			break;
-		if (sh.sh_type != SHT_NOTE || sh.sh_size > sizeof(buf) ||
-		    pread(fd, buf, sh.sh_size, sh.sh_offset) != (ssize_t)sh.sh_size)
-			continue;
-		while (off + sizeof(Elf64_Nhdr) <= sh.sh_size) {
-			Elf64_Nhdr *n = (Elf64_Nhdr *)(buf + off);
-			uint64_t desc = off + sizeof(*n) + ((n->n_namesz + 3) & ~3u);
-
-			if (desc + n->n_descsz > sh.sh_size)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(buf + off + sizeof(*n), "GNU", 4) &&
-			    n->n_descsz <= 20) {
-				memcpy(id, buf + desc, n->n_descsz);
-				ret = n->n_descsz;
-				break;
-			}
-			off = desc + ((n->n_descsz + 3) & ~3u);
-		}
-	}
-	close(fd);
-	return ret;
+	memcpy(id, e.id, e.size);
+	return e.size;
 }
 
 /*
