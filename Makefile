@@ -47,6 +47,10 @@ CHECK_TIERS := 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
 	46-mainline-vm 47-rt-vm 48-debug-vm
 
+# the tiers of this run, for the KTAP plan and numbers (scripts/run-tier)
+check: export CHECK_RUN_TIERS := $(CHECK_TIERS)
+check-full: export CHECK_RUN_TIERS := $(FULL_TIERS)
+
 check: $(CHECK_TIERS:%=tier-%)
 	@scripts/check-summary $(CHECK_TIERS)
 

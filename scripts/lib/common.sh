@@ -101,11 +101,10 @@ jobs_n() {
 	nproc 2>/dev/null || echo 2
 }
 
-# todo_xfail [WHERE]: result lines on stdin with "FAIL NAME # TODO WHY"
-# (a test's known failure of mainline, or of another perf) turned into
-# "XFAIL NAME # WHY[ WHERE]"
-todo_xfail() {
-	sed -E "s@^FAIL ([^#]*[^ ]) *# TODO (.*)\$@XFAIL \\1 # \\2${1:+ $1}@"
+# xfail_where WHERE: result lines on stdin, the known failures (XFAIL,
+# of mainline or of another perf) with WHERE (the kernel) after the reason
+xfail_where() {
+	sed -E "/^XFAIL /s@\$@ $1@"
 }
 
 # section NAME: the output of test NAME of a tests/guest/suite.sh run on

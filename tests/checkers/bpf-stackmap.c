@@ -21,7 +21,7 @@
  * frames in one mapping must share one lookup, so a walk of DEPTH frames
  * through two or three mappings parses a handful of times, not DEPTH.
  *
- * usage: bpf-stackmap [--first-page-only] [FUNC]. Prints TAP; exits 4 (kselftest's skip)
+ * usage: bpf-stackmap [--first-page-only] [FUNC]. Prints KTAP; exits 4 (kselftest's skip)
  * when the kernel cannot load the programs.
  */
 #define _GNU_SOURCE
@@ -42,6 +42,7 @@
 
 #include "elf-id.h"
 #include "kprobe-count.h"
+#include "ktap.h"
 
 #define DEPTH		32
 #define MAX_FRAMES	64
@@ -327,10 +328,22 @@ static void check_map(int map_fd, struct tally *t)
 	}
 }
 
+/* the name of test @which (0: the kind alone, 1: its library note, 2: its frames) */
+static const char *test_name(const char *kind, int which)
+{
+	static const char *const what[] = {
+		"", ": library note beyond page 0", ": build IDs and offsets of deep()'s frames",
+	};
+	static char name[128];
+
+	snprintf(name, sizeof(name), "%s%s", kind, what[which]);
+	return name;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const kinds[] = { "perf-event program", "kprobe program" };
-	int map_fd, runs_fd, prog, ev, counter = -1, failed = 0, k, i, test = 0;
+	int map_fd, runs_fd, prog, ev, counter = -1, failed = 0, k, i;
 	static char log[65536], path[256];
 	const char *func;
 	unsigned int far;
@@ -343,7 +356,7 @@ int main(int argc, char **argv)
 	func = argc > 1 + first_page_only ? argv[1 + first_page_only] : NULL;
 	self_id_size = read_build_id("/proc/self/exe", self_id);
 	if (self_id_size <= 0) {
-		printf("1..0 # SKIP this program has no build ID note\n");
+		ktap_skip_all("this program has no build ID note");
 		return 4;
 	}
 	/* deep()'s return addresses as file offsets, as the map gives them */
@@ -351,7 +364,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < DEPTH; i++) {
 		off = file_offset(ret_addr[i], path, sizeof(path));
 		if (off < 0) {
-			printf("1..0 # SKIP no mapping for this program's text\n");
+			ktap_skip_all("no mapping for this program's text");
 			return 4;
 		}
 		ret_off[i] = off;
@@ -359,7 +372,7 @@ int main(int argc, char **argv)
 	off = file_offset(far_ret, path, sizeof(path));
 	far_id_size = off < 0 ? -1 : read_build_id(path, far_id);
 	if (far_id_size <= 0) {
-		printf("1..0 # SKIP no build ID note in the library at %s\n", path);
+		ktap_skip_all("no build ID note in the library at %s", path);
 		return 4;
 	}
 	far_off = off;
@@ -371,25 +384,24 @@ int main(int argc, char **argv)
 			 BPF_F_STACK_BUILD_ID);
 	runs_fd = new_map(BPF_MAP_TYPE_ARRAY, sizeof(uint64_t), 1, 0);
 	if (map_fd < 0 || runs_fd < 0) {
-		printf("1..0 # SKIP cannot create a build-ID stack map: %s\n", strerror(errno));
+		ktap_skip_all("cannot create a build-ID stack map: %s", strerror(errno));
 		return 4;
 	}
-	printf("1..%d\n", func ? 5 : 4);
+	ktap_plan(func ? 5 : 4);
 	for (k = 0; k < 2; k++) {
 		prog = load_prog(k ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_PERF_EVENT,
 				 map_fd, runs_fd, log, sizeof(log));
 		ev = prog < 0 ? -1 : attach(prog, k);
 		if (ev < 0 && k && errno == ENOENT) {
 			for (i = 0; i < 2; i++)
-				printf("ok %d %s%s # SKIP no kprobe PMU (CONFIG_KPROBE_EVENTS)\n",
-				       ++test, kinds[k], i ? ": library note beyond page 0" : "");
+				ktap_result(KTAP_SKIP, test_name(kinds[k], i), "no kprobe PMU (CONFIG_KPROBE_EVENTS)");
 		} else if (ev < 0) {
+			int err = errno;
+
 			for (i = 0; i < 2; i++)
-				printf("not ok %d %s%s # cannot load or attach it: %s\n",
-				       ++test, kinds[k], i ? ": library note beyond page 0" : "",
-				       strerror(errno));
+				failed |= ktap_result(KTAP_FAIL, test_name(kinds[k], i),
+						      "cannot load or attach it: %s", strerror(err));
 			fprintf(stderr, "%s", log);
-			failed = 1;
 		}
 		if (ev < 0) {
 			if (prog >= 0)
@@ -416,15 +428,12 @@ int main(int argc, char **argv)
 		 * pointer walk may stop early in a library that uses the
 		 * frame pointer register, so most stacks, not all, must.
 		 */
-		if (runs && t.whole && t.whole * 2 >= t.stacks) {
-			printf("ok %d %s: build IDs and offsets of deep()'s frames\n",
-			       ++test, kinds[k]);
-		} else {
-			printf("not ok %d %s: build IDs and offsets of deep()'s frames # %llu runs, %u of %u stacks with %d frames\n",
-			       ++test, kinds[k], (unsigned long long)runs, t.whole,
-			       t.stacks, DEPTH);
-			failed = 1;
-		}
+		if (runs && t.whole && t.whole * 2 >= t.stacks)
+			ktap_result(KTAP_PASS, test_name(kinds[k], 2), NULL);
+		else
+			failed |= ktap_result(KTAP_FAIL, test_name(kinds[k], 2),
+					      "%llu runs, %u of %u stacks with %d frames",
+					      (unsigned long long)runs, t.whole, t.stacks, DEPTH);
 		/*
 		 * The frame in libfarnote.so: its build ID, read beyond the
 		 * first page; an IP only where the first page is all the
@@ -436,34 +445,31 @@ int main(int argc, char **argv)
 		 */
 		far = first_page_only ? t.far_ip : t.far_id;
 		if (runs && far && (first_page_only ? far * 2 >= t.stacks :
-				    far >= t.far_ip && far * 3 >= t.stacks)) {
-			printf("ok %d %s: library note beyond page 0 # %s in %u of %u stacks\n",
-			       ++test, kinds[k], first_page_only ? "an IP" : "its build ID",
-			       far, t.stacks);
-		} else {
-			printf("not ok %d %s: library note beyond page 0 # expected %s: %u stacks, %u with its ID, %u with an IP\n",
-			       ++test, kinds[k], first_page_only ? "an IP" : "its build ID",
-			       t.stacks, t.far_id, t.far_ip);
-			failed = 1;
-		}
+				    far >= t.far_ip && far * 3 >= t.stacks))
+			ktap_result(KTAP_PASS, test_name(kinds[k], 1), "%s in %u of %u stacks",
+				    first_page_only ? "an IP" : "its build ID", far, t.stacks);
+		else
+			failed |= ktap_result(KTAP_FAIL, test_name(kinds[k], 1),
+					      "expected %s: %u stacks, %u with its ID, %u with an IP",
+					      first_page_only ? "an IP" : "its build ID",
+					      t.stacks, t.far_id, t.far_ip);
 		if (!k && func) {
 			/*
 			 * One lookup per run of consecutive frames in one
 			 * mapping: this program, libc, the vDSO, this program
 			 * again... a handful per walk, not one per frame.
 			 */
-			if (counter < 0) {
-				printf("ok %d parses per stack walk # SKIP %s\n", ++test, why);
-			} else if (runs && parses <= 8 * runs && parses >= runs) {
-				printf("ok %d parses per stack walk # %llu parses in %llu walks\n",
-				       ++test, (unsigned long long)parses,
-				       (unsigned long long)runs);
-			} else {
-				printf("not ok %d parses per stack walk # %llu parses in %llu walks of %d frames\n",
-				       ++test, (unsigned long long)parses,
-				       (unsigned long long)runs, DEPTH + 6);
-				failed = 1;
-			}
+			if (counter < 0)
+				ktap_result(KTAP_SKIP, "parses per stack walk", "%s", why);
+			else if (runs && parses <= 8 * runs && parses >= runs)
+				ktap_result(KTAP_PASS, "parses per stack walk",
+					    "%llu parses in %llu walks", (unsigned long long)parses,
+					    (unsigned long long)runs);
+			else
+				failed |= ktap_result(KTAP_FAIL, "parses per stack walk",
+						      "%llu parses in %llu walks of %d frames",
+						      (unsigned long long)parses,
+						      (unsigned long long)runs, DEPTH + 6);
 			if (counter >= 0) {
 				close(counter);
 				kprobe_remove();
@@ -474,5 +480,6 @@ int main(int argc, char **argv)
 	}
 	close(map_fd);
 	close(runs_fd);
+	ktap_totals();
 	return failed;
 }

@@ -21,14 +21,15 @@
  *
  * The flag over classic fields on a listener that did not ask is
  * mainline's listener-order leak: "leaked", a failure unless --allow-leak
- * (TAP TODO). An ID that mixes, byte by byte, IDs the file had is an
+ * (KTAP XFAIL). An ID that mixes, byte by byte, IDs the file had is an
  * in-place write seen halfway (lib/buildid.c says it may happen): "torn",
  * not malformed; the writers change one byte at a time so it stays rare.
- * Prints TAP and "@@stress seconds=N records=N ...". Exits 0 when all is
+ * Prints KTAP and "@@stress seconds=N records=N ...". Exits 0 when all is
  * well, 1 on a failure or hang, 4 (skip) without the build_id bit.
  */
 #define _GNU_SOURCE
 #include "churn-stress.h"
+#include "ktap.h"
 
 struct pfile files[40];
 unsigned int nfiles;
@@ -177,10 +178,11 @@ static void cleanup(void)
 }
 
 #define T_END	"churn ends, every thread and child finished"
+#define T_LEAK	"build ID flag only for listeners that asked"
 
 static void on_alarm(int sig)
 {
-	static const char msg[] = "not ok 1 - " T_END " # watchdog: the run hangs\n";
+	static const char msg[] = "not ok 1 " T_END " # watchdog: the run hangs\n";
 	pid_t pid = exec_child;
 
 	(void)sig;
@@ -188,23 +190,6 @@ static void on_alarm(int sig)
 	if (pid > 0)
 		kill(pid, SIGKILL);
 	_exit(1);
-}
-
-/* a TAP line; @why (a format) makes it "not ok" and, unless TODO, a failure */
-static int tap(int n, const char *name, const char *why, ...)
-{
-	va_list ap;
-
-	if (!why) {
-		printf("ok %d - %s\n", n, name);
-		return 0;
-	}
-	printf("not ok %d - %s # ", n, name);
-	va_start(ap, why);
-	vprintf(why, ap);
-	va_end(ap);
-	putchar('\n');
-	return strncmp(why, "TODO", 4) != 0;
 }
 
 int main(int argc, char **argv)
@@ -231,7 +216,7 @@ int main(int argc, char **argv)
 	listener_attr(&attr, 1, 1);
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
-		printf("1..0 # SKIP no build_id listener: %s\n", strerror(errno));
+		ktap_skip_all("no build_id listener: %s", strerror(errno));
 		return 4;
 	}
 	close(fd);
@@ -243,12 +228,12 @@ int main(int argc, char **argv)
 	if (mkdir(dir, 0755))
 		return perror(dir), 1;
 
-	printf("1..5\n");
+	ktap_plan(5);
 	signal(SIGALRM, on_alarm);
 	alarm(seconds + 180);
 	if (setup_files()) {
 		cleanup();
-		return tap(1, T_END, "setup failed");
+		return ktap_result(KTAP_FAIL, T_END, "setup failed");
 	}
 	for (i = 0; i < MAPPERS; i++)
 		pthread_create(&th[nth++], NULL, mapper, (void *)(long)i);
@@ -277,21 +262,37 @@ int main(int argc, char **argv)
 	}
 	alarm(0);
 
-	failed |= tap(1, T_END, hung ? "a thread hangs 60 s after the end" :
-		      st[S_ERRORS] ? "%lu errors (stderr)" : NULL, st[S_ERRORS]);
-	failed |= tap(2, "every record well formed",
-		      st[S_MALFORMED] ? "%lu malformed of %lu (stderr)" : NULL,
-		      st[S_MALFORMED], st[S_RECORDS]);
-	failed |= tap(3, "build ID flag only for listeners that asked",
-		      !st[S_LEAKED] ? NULL : allow_leak ?
-		      "TODO known mainline bug (listener-order leak): %lu records" :
-		      "%lu records of listeners without build_id flagged",
-		      st[S_LEAKED]);
+	if (hung)
+		failed |= ktap_result(KTAP_FAIL, T_END, "a thread hangs 60 s after the end");
+	else if (st[S_ERRORS])
+		failed |= ktap_result(KTAP_FAIL, T_END, "%lu errors (stderr)", st[S_ERRORS]);
+	else
+		ktap_result(KTAP_PASS, T_END, NULL);
+	if (st[S_MALFORMED])
+		failed |= ktap_result(KTAP_FAIL, "every record well formed",
+				      "%lu malformed of %lu (stderr)", st[S_MALFORMED], st[S_RECORDS]);
+	else
+		ktap_result(KTAP_PASS, "every record well formed", NULL);
+	if (!st[S_LEAKED])
+		ktap_result(KTAP_PASS, T_LEAK, NULL);
+	else if (allow_leak)
+		ktap_result(KTAP_XFAIL, T_LEAK, "known mainline bug (listener-order leak): %lu records",
+			    st[S_LEAKED]);
+	else
+		failed |= ktap_result(KTAP_FAIL, T_LEAK,
+				      "%lu records of listeners without build_id flagged",
+				      st[S_LEAKED]);
 	for (sizes = 0, i = 1; i <= ID_MAX; i++)
 		sizes += !!(sizes_seen & 1U << i);
-	failed |= tap(4, "build IDs of every size 1-20 checked",
-		      sizes < ID_MAX ? "%u sizes of 20" : NULL, sizes);
-	printf("ok 5 - ring buffers overflowed%s\n", st[S_LOST] ? "" : " # SKIP no record lost");
+	if (sizes < ID_MAX)
+		failed |= ktap_result(KTAP_FAIL, "build IDs of every size 1-20 checked",
+				      "%u sizes of 20", sizes);
+	else
+		ktap_result(KTAP_PASS, "build IDs of every size 1-20 checked", NULL);
+	if (st[S_LOST])
+		ktap_result(KTAP_PASS, "ring buffers overflowed", NULL);
+	else
+		ktap_result(KTAP_SKIP, "ring buffers overflowed", "no record lost");
 	printf("# stress_file_ids=%lu torn=%lu other_records=%lu mprotects=%lu exec_failures=%lu deletes=%lu evicts=%lu open_failures=%lu\n",
 	       st[S_DIR_ID], st[S_TORN], st[S_OTHER], st[S_MPROTECTS],
 	       st[S_EXEC_FAIL], st[S_DELETES], st[S_EVICTS], st[S_OPEN_FAIL]);
@@ -299,6 +300,7 @@ int main(int argc, char **argv)
 	       seconds, st[S_RECORDS], st[S_WITH_ID], st[S_CLASSIC], st[S_LOST],
 	       st[S_MALFORMED], st[S_LEAKED], st[S_MMAPS], st[S_EXECS],
 	       st[S_REWRITES], st[S_LISTENERS]);
+	ktap_totals();
 	fflush(stdout);
 	if (hung)
 		_exit(1);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "kprobe-count.h"
+#include "ktap.h"
 #include "listener.h"
 
 #define MAPS		100
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 	}
 	counter = kprobe_counter(func, why, sizeof(why));
 	if (counter < 0) {
-		printf("1..0 # SKIP %s\n", why);
+		ktap_skip_all("%s", why);
 		return 4;
 	}
 	other = fork();
@@ -132,20 +133,19 @@ int main(int argc, char **argv)
 	}
 
 	find_cpus();
-	printf("1..%zu\n", sizeof(cases) / sizeof(cases[0]));
+	ktap_plan(sizeof(cases) / sizeof(cases[0]));
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		uint64_t before = 0, after = 0;
 		int l[2] = { -1, -1 }, err = 0;
 		int bound = cases[c].listeners[0] & (THIS_CPU | OTHER_CPU);
 
 		if (bound && cpus[1] < 0) {
-			printf("ok %u %s # SKIP one CPU only\n", c + 1, cases[c].name);
+			ktap_result(KTAP_SKIP, cases[c].name, "one CPU only");
 			continue;
 		}
 		if (bound && pin(cpus[0])) {
-			printf("not ok %u %s # sched_setaffinity: %s\n", c + 1,
-			       cases[c].name, strerror(errno));
-			failed = 1;
+			failed |= ktap_result(KTAP_FAIL, cases[c].name,
+					      "sched_setaffinity: %s", strerror(errno));
 			continue;
 		}
 		for (i = 0; i < 2 && cases[c].listeners[i]; i++) {
@@ -154,12 +154,10 @@ int main(int argc, char **argv)
 				err = errno;
 		}
 		if (err) {
-			printf("not ok %u %s # perf_event_open: %s\n", c + 1,
-			       cases[c].name, strerror(err));
-			failed = 1;
+			failed |= ktap_result(KTAP_FAIL, cases[c].name,
+					      "perf_event_open: %s", strerror(err));
 		} else if (read(counter, &before, sizeof(before)) != sizeof(before)) {
-			printf("not ok %u %s # reading the counter\n", c + 1, cases[c].name);
-			failed = 1;
+			failed |= ktap_result(KTAP_FAIL, cases[c].name, "reading the counter");
 		} else {
 			for (i = 0; i < MAPS; i++) {
 				void *p = mmap(NULL, 4096, cases[c].prot, MAP_PRIVATE, fd, 0);
@@ -170,13 +168,12 @@ int main(int argc, char **argv)
 			if (read(counter, &after, sizeof(after)) != sizeof(after))
 				after = before - 1;
 			if (after - before == (uint64_t)MAPS * cases[c].parses) {
-				printf("ok %u %s\n", c + 1, cases[c].name);
+				ktap_result(KTAP_PASS, cases[c].name, NULL);
 			} else {
-				printf("not ok %u %s # %d mappings, %llu parses, expected %d\n",
-				       c + 1, cases[c].name, MAPS,
-				       (unsigned long long)(after - before),
-				       MAPS * cases[c].parses);
-				failed = 1;
+				failed |= ktap_result(KTAP_FAIL, cases[c].name,
+						      "%d mappings, %llu parses, expected %d", MAPS,
+						      (unsigned long long)(after - before),
+						      MAPS * cases[c].parses);
 			}
 		}
 		for (i = 0; i < 2; i++)
@@ -187,5 +184,6 @@ int main(int argc, char **argv)
 	waitpid(other, NULL, 0);
 	close(counter);
 	kprobe_remove();
+	ktap_totals();
 	return failed;
 }

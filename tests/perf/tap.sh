@@ -1,15 +1,29 @@
 # shellcheck shell=bash
-# Helpers the shell tests share (sourced): TAP result lines and the
+# Helpers the shell tests share (sourced): KTAP result lines and the
 # tests' own readers of build IDs, which never ask perf.
 # shellcheck disable=SC2034 # n is the test's result counter
 n=${n:-0}
 
 # result NAME CMD...: "ok N NAME" when CMD succeeds, else "not ok N NAME"
+# (the lines of Documentation/dev-tools/ktap.rst, numbered by $n)
 result() {
 	local name=$1
 	shift
 	n=$((n + 1))
 	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; fi
+}
+
+# skip NAME WHY: "ok N NAME # SKIP WHY", a check that cannot run here
+skip() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+
+# xfail NAME WHY: "ok N NAME # XFAIL WHY", a known failure that is not
+# this series' (mainline's, or another perf's), as kselftest reports one
+xfail() {
+	n=$((n + 1))
+	echo "ok $n $1 # XFAIL $2"
 }
 
 not_grep() { ! grep -q "$@"; }

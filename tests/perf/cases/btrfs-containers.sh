@@ -12,7 +12,7 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 n=0
-skip() { # skip COUNT WHY
+skip_n() { # skip_n COUNT WHY
 	local i
 	for ((i = 0; i < $1; i++)); do
 		n=$((n + 1))
@@ -23,7 +23,7 @@ skip() { # skip COUNT WHY
 BTRFS_TESTS=8
 OVERLAY_TESTS=4
 if [ "$(id -u)" != 0 ]; then
-	skip $((BTRFS_TESTS + OVERLAY_TESTS)) "needs root"
+	skip_n $((BTRFS_TESTS + OVERLAY_TESTS)) "needs root"
 	echo "1..$n"
 	exit 0
 fi
@@ -106,7 +106,7 @@ stop() {
 btrfs_cases() {
 	local id1 id2 d
 	if ! command -v mkfs.btrfs >/dev/null; then
-		skip $BTRFS_TESTS "no mkfs.btrfs"
+		skip_n $BTRFS_TESTS "no mkfs.btrfs"
 		return
 	fi
 	mkdir -p "$t/fs"
@@ -114,7 +114,7 @@ btrfs_cases() {
 	if ! mkfs.btrfs -q "$t/btrfs.img" >/dev/null 2>&1 ||
 	   ! loop=$(losetup -f --show "$t/btrfs.img") ||
 	   ! mount -t btrfs "$loop" "$t/fs" 2>/dev/null; then
-		skip $BTRFS_TESTS "cannot mount btrfs"
+		skip_n $BTRFS_TESTS "cannot mount btrfs"
 		return
 	fi
 	for d in c1 c2; do
@@ -156,7 +156,7 @@ overlay_cases() {
 	done
 	if ! running "${pids[0]}" || ! running "${pids[1]}"; then
 		stop
-		skip $OVERLAY_TESTS "cannot mount overlayfs"
+		skip_n $OVERLAY_TESTS "cannot mount overlayfs"
 		return
 	fi
 	result "overlayfs: both containers run, the two binaries' IDs differ" \

@@ -25,10 +25,6 @@ export HOME=$t/home
 mkdir -p "$HOME" "$t/app"
 n=0
 
-skip() { # skip NAME WHY
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
 # cached_id DIR ID: the ID of the binary that DIR/.build-id/xx/rest names
 # (a link to the cache's directory of the file, with the copy in elf)
 cached_id() {

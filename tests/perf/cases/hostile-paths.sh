@@ -37,7 +37,6 @@ trap cleanup EXIT
 export HOME=$t/home
 mkdir -p "$HOME" "$t/app" "$t/nobody"
 n=0
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 
 # as nobody, for the unreadable file (root reads it whatever its mode)
 can_nobody=
