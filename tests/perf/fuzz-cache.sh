@@ -179,7 +179,7 @@ unshare -m --propagation private -- bash -c '
 	mount --bind "$t/ovl/up" "$t/root$t/upper"
 	mount --bind / "$t/root$t/lower"
 	chroot "$t/root" /bin/bash "$script" --inside "$perf" "$t"
-' - "$t" "$perf" "$here/perf-fuzz-cache.sh" 2>"$t/inside.err"
+' - "$t" "$perf" "$here/fuzz-cache.sh" 2>"$t/inside.err"
 rc=$?
 if ! result "the variants ran in the overlay (exit $rc)" [ "$rc" = 0 ]; then
 	sed 's/^/# /' "$t/inside.err" >&2

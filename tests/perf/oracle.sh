@@ -98,7 +98,7 @@ this=$(realpath "$2") || exit 2
 shift 2
 others=("$@")
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
-src=$here/workloads
+src=$here/../programs
 # not /tmp/perf-*: perf before 6.x reads any file there as a perf-PID.map
 t=$(mktemp -d "${TMPDIR:-/tmp}/oracle.XXXXXX") || exit 2
 bg=()

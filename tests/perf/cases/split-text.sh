@@ -34,7 +34,7 @@ fi
 
 # The program: tests/programs/split-text.c (it splits its code mapping
 # before it runs hot_function), built here twice, as PIE and not.
-src=$(cd "$(dirname "$0")/../workloads" && pwd)
+src=$(cd "$(dirname "$0")/../../programs" && pwd)
 salt="\"$(date +%s%N)-$$\""
 for v in pie nopie; do
 	flags=-pie
