@@ -1,0 +1,222 @@
+# shellcheck shell=bash
+# Sourced by tests/perf/oracle.sh: making the recordings of each form, and the containers of the btrfs and overlay scenarios.
+# It uses and sets the globals oracle.sh makes (t, w, this, others, n, ...).
+# shellcheck disable=SC2154 # the globals are oracle.sh's
+
+# --- recording --------------------------------------------------------------
+
+# running PID FILE: wait until PID runs FILE, 10 s at most
+running() {
+	local i
+	for i in $(seq 100); do
+		[ "$(readlink "/proc/$1/exe")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	say "process $1 did not exec $2 (waited $i)"
+	return 1
+}
+
+# record FORM: the cell's workload, recorded by THIS_PERF in FORM; sets
+# data (what readers read), rec (what the maps come from) and piped
+record() {
+	local form=$1 opts=() pid
+	case $form in *-bm) opts+=(--buildid-mmap) ;; esac
+	case $form in
+	g-*) opts+=(-g) ;;
+	dwarf-*) opts+=(--call-graph dwarf) ;;
+	a-*) opts+=(-a) ;;
+	z | z-*) opts+=(-z) ;;
+	switch | switch-*) opts+=(--switch-output=signal) ;;
+	esac
+	rec=$cdir/rec.data data=$rec piped=
+	datas=()
+	case $form in
+	live-*)
+		# system-wide, the containers started while it runs: the
+		# kernel's records, not perf's synthesis
+		HOME=$r_home run "$this" record -q -a "${opts[@]}" -o "$rec" -- sleep 2 \
+			>/dev/null 2>"$cdir/record.err" &
+		pid=$!
+		sleep 0.5
+		start_containers
+		wait "$pid"
+		;;
+	p | p-* | a-*)
+		if [ -n "$ckind" ]; then
+			# the containers, started before: perf's synthesis
+			start_containers
+			local target=(-a)
+			case $form in p | p-*) target=(-p "$attach") ;; esac
+			HOME=$r_home run "$this" record -q "${opts[@]}" "${target[@]}" -o "$rec" \
+				-- sleep 0.5 >/dev/null 2>"$cdir/record.err"
+			return
+		fi
+		;;&
+	switch | switch-*)
+		# a signal to switch files while the workload runs; each file
+		# is read on its own
+		# (not under timeout, which the signal would end; the workload
+		# runs about 3 s)
+		HOME=$r_home "$this" record -q "${opts[@]}" -o "$rec" -- "${short[0]}" 2000 \
+			>/dev/null 2>"$cdir/record.err" &
+		pid=$!
+		sleep 1
+		kill -USR2 "$pid"
+		wait "$pid"
+		datas=("$rec".[0-9]*)
+		;;
+	p | p-*)
+		"${long[@]}" >/dev/null &
+		pid=$!
+		bg+=("$pid")
+		running "$pid" "$(realpath "${long[0]}")"
+		HOME=$r_home run "$this" record -q "${opts[@]}" -p "$pid" -o "$rec" -- sleep 0.1 \
+			>/dev/null 2>"$cdir/record.err"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		unbg "$pid"
+		;;
+	pipe | pipe-*)
+		piped=1
+		HOME=$r_home run "$this" record -q "${opts[@]}" -o - -- "${short[@]}" \
+			>"$rec" 2>"$cdir/record.err"
+		;;
+	*)
+		HOME=$r_home run "$this" record -q "${opts[@]}" -o "$rec" -- "${short[@]}" \
+			>/dev/null 2>"$cdir/record.err"
+		;;
+	esac
+	case $form in
+	inject-*)
+		data=$cdir/inject.data
+		HOME=$r_home run "$this" inject -i "$rec" -o "$data" 2>>"$cdir/record.err"
+		;;
+	esac
+}
+
+# setup WORKLOAD: a fresh directory for the cell's binaries; sets short,
+# long (the commands) and files; P lines in $cdir/paths
+setup() {
+	app=$cdir/app
+	mkdir -p "$app"
+	: >"$cdir/paths"
+	case $1 in
+	burn) files=(burn libburn.so) short=("$app/burn" 150) long=("$app/burn" 100000000) ;;
+	split-*)
+		files=(split-text)
+		short=("$app/split-text" "${1#split-}" 300000000)
+		long=("$app/split-text" "${1#split-}" 1000000000000) ;;
+	*) files=("$1") short=("$app/$1" 150000000) long=("$app/$1" 1000000000000) ;;
+	esac
+	local f
+	for f in "${files[@]}"; do
+		cp "$w/$f" "$app/$f"
+		printf 'P\t%s\t%s\n' "$app/$f" "${kept_id[$f]}" >>"$cdir/paths"
+	done
+}
+
+# --- containers ---------------------------------------------------------------
+
+# btrfs_fs: a btrfs file system at $t/btrfs (on a loop device), made once
+btrfs_fs() {
+	mountpoint -q "$t/btrfs" && return 0
+	command -v mkfs.btrfs >/dev/null || { say "no mkfs.btrfs (btrfs-progs)"; return 1; }
+	mkdir -p "$t/btrfs"
+	truncate -s 256M "$t/btrfs.img"
+	if ! mkfs.btrfs -q "$t/btrfs.img" >/dev/null 2>&1 ||
+		! btrfs_loop=$(losetup -f --show "$t/btrfs.img") ||
+		! mount -t btrfs "$btrfs_loop" "$t/btrfs"; then
+		say "cannot mount btrfs"
+		return 1
+	fi
+}
+
+# containers KIND: the roots of two containers, which start_containers
+# runs: the first holds burn and libburn.so, the second the replacement
+# (other names, other layout) under the same names. KIND btrfs: a
+# subvolume each, whose files /proc/PID/maps shows with one device and
+# inode; overlay: an overlay each, with a lower directory of its own and
+# the upper on tmpfs, as container runtimes stack them. Sets croot (the
+# mount arguments of each).
+containers() {
+	local i f v sub
+	croot=()
+	for i in 1 2; do
+		v=
+		[ "$i" = 2 ] && v=v2-
+		case $1 in
+		btrfs)
+			btrfs_fs || return 1
+			sub=$t/btrfs/${cdir##*/}-c$i
+			btrfs subvolume create "$sub" >/dev/null || return 1
+			for f in "${files[@]}"; do cp "$t/keep/${kept_id[$v$f]}" "$sub/$f"; done
+			croot+=("--bind $sub") ;;
+		shared)
+			# the first a process of perf's own mount namespace,
+			# running the files at $app; the second an overlay
+			if [ "$i" = 1 ]; then
+				croot+=("")
+				continue
+			fi ;&
+		overlay)
+			mkdir -p "$cdir/lower$i" "$cdir/up$i"
+			mount -t tmpfs tmpfs "$cdir/up$i" || return 1
+			mkdir "$cdir/up$i/upper" "$cdir/up$i/work"
+			for f in "${files[@]}"; do cp "$t/keep/${kept_id[$v$f]}" "$cdir/lower$i/$f"; done
+			croot+=("-t overlay overlay -o lowerdir=$cdir/lower$i,upperdir=$cdir/up$i/upper,workdir=$cdir/up$i/work") ;;
+		esac
+	done
+}
+
+# start_containers: a process per root, in a mount namespace of its own
+# where the root is mounted at $app, running ${long[@]} there; sets cpids
+# and attach (their pids, for -p), adds their P lines
+start_containers() {
+	local i f v pid mm
+	cpids=()
+	for i in 1 2; do
+		if [ -z "${croot[$((i - 1))]}" ]; then
+			"$app/burn" 100000000 >/dev/null &
+		else
+			# shellcheck disable=SC2086,SC2016  # the mount arguments; expanded by sh -c
+			unshare --mount --propagation private sh -c 'mount "$@" "$0" && exec "$0/burn" 100000000' \
+				"$app" ${croot[$((i - 1))]} &
+		fi
+		pid=$!
+		bg+=("$pid")
+		cpids+=("$pid")
+		v=
+		[ "$i" = 2 ] && v=v2-
+		# (the container of a classic recording read once it is gone
+		# may have no symbols; the process beside it must have all)
+		mm=
+		[ "$ckind" = shared ] && [ "$i" = 2 ] && [ -z "$bm" ] && mm=may-miss
+		for f in "${files[@]}"; do
+			printf 'P\t%s\t%s\t%s\t%s\n' "$app/$f" "${kept_id[$v$f]}" "$pid" "$mm" >>"$cdir/paths"
+		done
+	done
+	for pid in "${cpids[@]}"; do
+		for i in $(seq 100); do
+			grep -q " $app/burn\$" "/proc/$pid/maps" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	attach=$(IFS=,; echo "${cpids[*]}")
+}
+
+# stop_containers: the containers' processes stopped, their roots removed
+stop_containers() {
+	local pid i
+	for pid in "${cpids[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		unbg "$pid"
+	done
+	cpids=()
+	for i in 1 2; do
+		mountpoint -q "$cdir/up$i" && umount "$cdir/up$i"
+		[ -d "$t/btrfs/${cdir##*/}-c$i" ] &&
+			btrfs subvolume delete "$t/btrfs/${cdir##*/}-c$i" >/dev/null
+	done
+	rm -rf "$cdir"/lower*
+}
