@@ -104,7 +104,7 @@ jobs_n() {
 # xfail_where WHERE: result lines on stdin, the known failures (XFAIL,
 # of mainline or of another perf) with WHERE (the kernel) after the reason
 xfail_where() {
-	sed -E "/^XFAIL /s@\$@ $1@"
+	sed -E "/^XFAIL /s@\$@${1:+ $1}@"
 }
 
 # section NAME: the output of test NAME of a tests/guest/suite.sh run on

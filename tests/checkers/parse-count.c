@@ -11,7 +11,7 @@
  * build_id_parse) that this program adds through tracefs and reads as a
  * perf counter on itself. For each case it opens the listeners of the
  * case, maps FILE N times and checks how often the parser ran. Prints
- * TAP; exits 4 (kselftest's skip) when it cannot add the kprobe.
+ * KTAP; exits 4 (kselftest's skip) when it cannot add the kprobe.
  *
  * usage: parse-count FILE [FUNC]
  */

@@ -9,7 +9,7 @@
 # Expected build IDs come from readelf -n and /sys/kernel/notes, and the
 # build-ID records perf inject writes are read from the raw bytes of
 # perf report -D, not from perf's own parsing.
-# usage: perf-buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
+# usage: buildid-scenarios.sh WORKLOAD_DIR   (perf taken from PATH)
 # Prints TAP lines.
 set -u
 w=$(cd "$1" && pwd) || exit 1

@@ -2,7 +2,7 @@
 # Run every test of tests/perf/cases/ (each: NAME.sh WORKLOAD_DIR, perf
 # from PATH, TAP out) and print their results as one TAP stream, each
 # name prefixed with its test's. A test that prints no result fails.
-# usage: perf-cases.sh WORKLOAD_DIR [NAME...]   (default: all of them)
+# usage: cases.sh WORKLOAD_DIR [NAME...]   (default: all of them)
 set -u
 dir=$(cd "$(dirname "$0")/cases" && pwd) || exit 1
 w=$1

@@ -19,7 +19,7 @@
 #
 # (perf exits with -errno, above 128 too: a signal is told by its number
 # or by the sanitizers' report.)
-# usage: perf-fuzz-cache.sh PERF RECORDING_PERF WORKLOAD_DIR OUTDIR [COUNT]
+# usage: fuzz-cache.sh PERF RECORDING_PERF WORKLOAD_DIR OUTDIR [COUNT]
 # COUNT: the generated names beside the fixed ones (default 16); the seed of
 # the generator is FUZZ_SEED (default 1). Needs root; TAP on stdout.
 set -u

@@ -3,7 +3,7 @@
 # tree's perf and a mainline perf (Debian's linux-perf), both ways: each
 # reads the other's file with the same build IDs and the same top symbols
 # as the perf that wrote it.
-# usage: perf-interop.sh OUR_PERF MAINLINE_PERF WORKLOAD_DIR
+# usage: interop.sh OUR_PERF MAINLINE_PERF WORKLOAD_DIR
 # Prints result lines for make check.
 set -u
 ours=$1 theirs=$2 w=$(realpath "$3")

@@ -15,7 +15,7 @@
 # are their own function names, the build IDs are read with readelf -n.
 # The replacement is the same code with other names (_v2), so that any
 # symbol from it shows.
-# usage: perf-symbolize-later.sh [--mainline] PERF LABEL
+# usage: symbolize-later.sh [--mainline] PERF LABEL
 # --mainline: PERF is a mainline perf; a check it is known to fail is
 # XFAIL, with the reason, instead of FAIL. Prints PASS|FAIL|SKIP|XFAIL
 # lines named LABEL/...; the details of failures go to stderr.
