@@ -28,6 +28,12 @@ CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mmap2-buildid}
 GUEST_ARCH=${ARCH:-${GUEST_ARCH:-x86_64}}
 export GUEST_ARCH
 unset ARCH
+# Under make -jN (make check-full -j2) the environment names make's
+# jobserver, which the tiers' recipes do not pass on: each make the
+# harness runs would warn ("-j2 forced in submake", "jobserver
+# unavailable") into the build logs that are checked for warnings. The
+# harness's makes pick their own -j, as when run alone.
+unset MAKEFLAGS MFLAGS
 case $GUEST_ARCH in
 x86_64) KARCH=x86_64 CROSS='' KIMAGE=arch/x86/boot/bzImage DEBARCH=amd64 ;;
 i386) KARCH=i386 CROSS=i686-linux-gnu- KIMAGE=arch/x86/boot/bzImage DEBARCH=i386 ;;
