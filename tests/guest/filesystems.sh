@@ -23,6 +23,10 @@
 # the guest's own root.
 # The symbols a sample may have are the host's nm of burn and libburn.so
 # (the files SYMS.burn and SYMS.libburn.so).
+# With EXPECT=classic (the unpatched base kernel, which has no build-ID
+# records and refuses --buildid-mmap) the same steps are recorded
+# without --buildid-mmap and every record must be classic; the
+# container, whose report needs the IDs, is left out.
 W=$1
 IDS=$2
 LIBOFF=$3
@@ -32,7 +36,13 @@ shift 5
 n=0
 data=/scratch/fs.data
 
-id() { awk -v f="$1" '$1 == f { print $2 }' "$IDS"; }
+id() {
+	if [ "${EXPECT:-}" = classic ]; then
+		echo classic
+	else
+		awk -v f="$1" '$1 == f { print $2 }' "$IDS"
+	fi
+}
 result() { # result NAME GOT WANT
 	n=$((n + 1))
 	if [ "$2" = "$3" ]; then
@@ -41,9 +51,13 @@ result() { # result NAME GOT WANT
 		echo "not ok $n $1 # got $2, expected $3"
 	fi
 }
-# the executable MMAP2 records of CMD, recorded with build IDs
+# the executable MMAP2 records of CMD, recorded with build IDs (classic
+# ones with EXPECT=classic)
+bm=--buildid-mmap
+[ "${EXPECT:-}" != classic ] || bm=
 mmaps() {
-	perf record -q --buildid-mmap -e cpu-clock:u -o $data -- "$@" \
+	# shellcheck disable=SC2086 # $bm: one option or none
+	perf record -q $bm -e cpu-clock:u -o $data -- "$@" \
 		>/dev/null 2>/scratch/fs.err
 	perf script -i $data --show-mmap-events 2>/dev/null |
 		grep 'PERF_RECORD_MMAP2.* r-xp '
@@ -143,7 +157,12 @@ EOF
 	mnt=/mnt/$name
 	mkdir -p "$mnt"
 	if [ "$mode" = container ]; then
-		container "$dev"
+		if [ "${EXPECT:-}" = classic ]; then
+			n=$((n + 1))
+			echo "ok $n container/profiled from outside # SKIP its report needs build-ID records"
+		else
+			container "$dev"
+		fi
 		continue
 	fi
 	case $mode in
