@@ -11,6 +11,10 @@ BASE_DEB_VERSION=5.10.262-1
 BASE_FILE=linux_${BASE_VERSION}.orig.tar.xz
 BASE_SHA256=e03766e4b2c246a20c9e2770aa599ee25c336d33b31c0980950230634e195339
 BASE_TAG=v${BASE_VERSION}
+# the stable tree's commit tagged v5.10.262 ("Linux 5.10.262"): the
+# cover letter's base-commit: line, as git format-patch --base writes it
+# (the local base commit, made from the tarball, has another ID)
+BASE_COMMIT=065a677fad98698de04279ba2cb152a472ab8b1f
 # Debian's packaging of the base (debian/patches, debian/patches-rt): the
 # PREEMPT_RT guest is built from it (scripts/build-rt-kernel)
 DEBIAN_FILE=linux_${BASE_DEB_VERSION}.debian.tar.xz
