@@ -5,7 +5,8 @@
 #                 (a fresh 2-core machine): "N passed, M failed"
 #   make check-full  make check plus every other kernel: robot builds, the
 #                 Debian recipe, arm64, s390x, i386, the bases, mainline
-#                 6.12, PREEMPT_RT, the debug kernel (-jN runs tiers at once);
+#                 6.12, PREEMPT_RT, the debug kernel (both run as many tiers
+#                 at once as there are cores; JOBS=1 one at a time);
 #                 records its summary in docs/check-full.md
 #   make tier-NAME  one tier of tests/tiers/ alone, after the builds
 #
@@ -30,7 +31,7 @@
 # Another architecture's guest (arm64, s390x, i386):
 #   ARCH=arm64 scripts/build-guest && ARCH=arm64 scripts/vm run -- PROG ARGS...
 
-.PHONY: help demo check check-full check-builds deps fetch tree export kernel rt-kernel mainline-kernel \
+.PHONY: help demo check check-full run-check run-check-full check-builds deps fetch tree export kernel rt-kernel mainline-kernel \
 	perf selftests workloads check-series bench clean distclean
 
 # a bare make lists the targets (the comment above), it builds nothing
@@ -47,14 +48,26 @@ CHECK_TIERS := 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
 	46-mainline-vm 47-rt-vm 48-debug-vm
 
-# the tiers of this run, for the KTAP plan and numbers (scripts/run-tier)
-check: export CHECK_RUN_TIERS := $(CHECK_TIERS)
-check-full: export CHECK_RUN_TIERS := $(FULL_TIERS)
+# make check and make check-full run their tiers as many at once as the
+# machine has cores (a guest under TCG uses one), unless make was given
+# its own -j
+JOBS ?= $(shell nproc)
+jobs = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(JOBS))
 
-check: $(CHECK_TIERS:%=tier-%)
+check:
+	@$(MAKE) --no-print-directory $(jobs) run-check
+
+check-full:
+	@$(MAKE) --no-print-directory $(jobs) run-check-full
+
+# the tiers of this run, for the KTAP plan and numbers (scripts/run-tier)
+run-check: export CHECK_RUN_TIERS := $(CHECK_TIERS)
+run-check-full: export CHECK_RUN_TIERS := $(FULL_TIERS)
+
+run-check: $(CHECK_TIERS:%=tier-%)
 	@scripts/check-summary $(CHECK_TIERS)
 
-check-full: $(FULL_TIERS:%=tier-%)
+run-check-full: $(FULL_TIERS:%=tier-%)
 	@scripts/check-summary --record docs/check-full.md $(FULL_TIERS)
 
 tier-%: check-builds
@@ -104,7 +117,7 @@ clean:
 	rm -rf build/kernel build/perf build/selftests build/workloads build/vm \
 		build/check build/check-series build/base build/series build/rt \
 		build/arm64 build/s390x build/i386 build/robot build/robot-* build/debian \
-		build/mainline/kernel build/bench
+		build/mainline/kernel build/bench build/fs build/base-fs build/mainline-fs
 
 distclean:
 	rm -rf build
