@@ -101,9 +101,10 @@ step() {
 }
 
 # format_series DIR: the commits above the base as format-patch files in
-# DIR, with the options that make them depend on the commits alone.
+# DIR, with the options that make them depend on the commits alone (--abbrev:
+# the index lines do not vary with the number of objects in the tree).
 format_series() {
-	git -C "$LINUX" format-patch -q --zero-commit --no-signature --cover-letter \
+	git -C "$LINUX" format-patch -q --zero-commit --no-signature --cover-letter --abbrev=7 \
 		--subject-prefix=PATCH -o "$1" "$BASE_TAG..HEAD"
 }
 
