@@ -28,7 +28,11 @@ cp "$w/spin-sha1" "$t/spin"
 # a copy nobody can run: the tree may be in a directory only root enters
 cp "$(command -v perf)" "$t/perf"
 perf=$t/perf
-HOME=$t perf record -q -o "$t/p.data" -- "$t/spin" 3000000 >/dev/null 2>&1
+# the kernel needs samples too: spin alone may get none there, so the
+# workload also reads 100 MB of /dev/zero (time spent in read())
+# shellcheck disable=SC2016  # expanded by the inner sh
+HOME=$t perf record -q -o "$t/p.data" -- sh -c \
+	'"$1" 3000000; head -c 100000000 /dev/zero >/dev/null' _ "$t/spin" >/dev/null 2>&1
 chmod 644 "$t/p.data"
 mkdir -p "$t/home/.debug"
 chown -R nobody "$t/home"
