@@ -100,6 +100,30 @@ step() {
 	return "$rc"
 }
 
+# locked LOCKFILE CMD...: run CMD holding an exclusive lock on LOCKFILE.
+# make check runs tiers at once, and two of them may fetch, unpack or
+# check out into one place: the second waits for the first.
+locked() {
+	local lock=$1
+	shift
+	mkdir -p "$(dirname "$lock")"
+	(
+		flock 9 || exit 1
+		"$@"
+	) 9>"$lock"
+}
+
+# worktree_checkout DIR REV: DIR as a git work tree of $LINUX at REV,
+# unless DIR has one already (the base's tree serves several tiers)
+worktree_checkout() {
+	locked "$BUILD/.worktree.lock" worktree_checkout_locked "$@"
+}
+worktree_checkout_locked() {
+	[ -e "$1/.git" ] && [ -f "$1/Makefile" ] && return 0
+	git -C "$LINUX" worktree prune &&
+		git -C "$LINUX" worktree add -q --detach "$1" "$2"
+}
+
 # format_series DIR: the commits above the base as format-patch files in
 # DIR, with the options that make them depend on the commits alone (--abbrev:
 # the index lines do not vary with the number of objects in the tree).
