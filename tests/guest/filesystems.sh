@@ -9,7 +9,9 @@
 # libburn.so, spin-md5, spin-sha1); LIBOFF the file offset of burn_lib
 # in libburn.so. Each SPEC is NAME:DEV:TYPE:MODE. MODE "ro": the image
 # holds burn, libburn.so and prog (a copy of spin-sha1); "rw": the image
-# is empty and the test copies them in; "overlay": DEV is the lower
+# is empty and the test copies them in; "share": the same, DEV being the
+# mount tag of a host directory shared over virtio-9p (mounted with
+# cache=loose, as virtme-ng mounts the host's files); "overlay": DEV is the lower
 # layer (an ro image), the upper one is on tmpfs, as container runtimes
 # stack them; "container": DEV is the root of a container (burn, its
 # library, the C library and the dynamic loader), run as runc does (new
@@ -172,6 +174,8 @@ EOF
 			mount -t overlay overlay -o "lowerdir=/mnt/$name-lower,upperdir=/tmp/$name/upper,workdir=/tmp/$name/work" "$mnt"
 		;;
 	ro) mount -t "$type" -o ro "$dev" "$mnt" ;;
+	share) mount -t 9p -o trans=virtio,version=9p2000.L,cache=loose "$dev" "$mnt" &&
+		cp "$W/burn" "$W/libburn.so" "$mnt/" && cp "$W/spin-sha1" "$mnt/prog" ;;
 	*) mount -t "$type" "$dev" "$mnt" && cp "$W/burn" "$W/libburn.so" "$mnt/" &&
 		cp "$W/spin-sha1" "$mnt/prog" ;;
 	esac
@@ -180,7 +184,7 @@ EOF
 	[ "$rc" = 0 ] || continue
 	run_and_evict "$name" "$mnt"
 	case $mode in
-	rw)
+	rw | share)
 		m=$(mmaps "$mnt/prog" 1000)
 		result "$name/a second program's ID" "$(rec_id "$mnt/prog")" "$(id spin-sha1)"
 		cp "$W/spin-md5" "$mnt/prog.new" && mv "$mnt/prog.new" "$mnt/prog"
