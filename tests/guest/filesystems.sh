@@ -22,7 +22,8 @@
 # report must give its samples the symbols of the recorded IDs, from
 # the debug tree the host made (DEBUG, /usr/lib/debug/.build-id), never
 # those of the other files that sit at /app/burn and /app/libburn.so in
-# the guest's own root.
+# the guest's own root (tests/guest/container-report.sh; the host reads
+# the same perf.data files, /scratch/c-before.data and c-after.data, again).
 # The symbols a sample may have are the host's nm of burn and libburn.so
 # (the files SYMS.burn and SYMS.libburn.so).
 # With EXPECT=classic (the unpatched base kernel, which has no build-ID
@@ -134,20 +135,9 @@ container() {
 	done
 	umount $c/root && umount $lower && rm -rf $c
 	for when in before after; do
-		perf report -i /scratch/c-$when.data --stdio -q --comm burn \
-			--sort dso,sym 2>/dev/null >/scratch/c-$when.report
-		# every symbol of burn's own samples is one of the file's own
-		# (an address, no symbol, is allowed: not a wrong answer)
-		bad=$(awk '$3 == "[.]" && ($2 == "burn" || $2 == "libburn.so") && $4 !~ /^0x/ {
-			print $2, $4 }' /scratch/c-$when.report | while read -r dso sym; do
-			grep -qx "$sym" "$SYMS.$dso" 2>/dev/null || echo "$dso:$sym"
-		done | sort -u | tr '\n' ' ')
-		result "container/$when: no symbol from another file" "${bad:-none}" none
-		# burn spends its time in burn_lib; its own functions get too
-		# few samples under TCG to be asked for
-		got=$(awk '$2 == "libburn.so" && $4 == "burn_lib" { print "yes"; exit }' /scratch/c-$when.report)
-		result "container/$when: libburn.so's symbols by ID" "${got:-no}" yes
-		[ "$got" = yes ] || sed 's/^/# /' /scratch/c-$when.report | head -20
+		/bin/sh "$(dirname "$0")/container-report.sh" "container/$when" \
+			/scratch/c-$when.data "$SYMS" $n
+		n=$((n + 2))
 	done
 	rm -rf /app
 }
