@@ -13,14 +13,8 @@ shift 4
 report=$data.report
 ${PERF:-perf} report -i "$data" --stdio -q --comm burn --sort dso,sym "$@" \
 	2>/dev/null >"$report"
-result() { # result NAME GOT WANT
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1 # got $2, expected $3"
-	fi
-}
+# shellcheck source=tests/guest/result.sh
+. "$(dirname "$0")/result.sh"
 # every symbol of burn's own samples is one of the file's own (an
 # address, no symbol, is allowed: not a wrong answer)
 bad=$(awk '$3 == "[.]" && ($2 == "burn" || $2 == "libburn.so") && $4 !~ /^0x/ {

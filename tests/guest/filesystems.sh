@@ -46,14 +46,8 @@ id() {
 		awk -v f="$1" '$1 == f { print $2 }' "$IDS"
 	fi
 }
-result() { # result NAME GOT WANT
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1 # got $2, expected $3"
-	fi
-}
+# shellcheck source=tests/guest/result.sh
+. "$(dirname "$0")/result.sh"
 # the executable MMAP2 records of CMD, recorded with build IDs (classic
 # ones with EXPECT=classic)
 bm=--buildid-mmap
