@@ -14,7 +14,8 @@
 # cache=loose, as virtme-ng mounts the host's files); "overlay": DEV is the lower
 # layer (an ro image), the upper one is on tmpfs, as container runtimes
 # stack them; "container": DEV is the root of a container (burn, its
-# library, the C library and the dynamic loader), run as runc does (new
+# library, Debian's bash and sha256sum with their libraries and the
+# dynamic loader), bash running sha256sum then burn, run as runc does (new
 # mount and PID namespaces, an overlay root; chroot, as the initramfs
 # root cannot be left by pivot_root) while
 # perf record -a --buildid-mmap runs in the root namespace, started
@@ -24,8 +25,8 @@
 # those of the other files that sit at /app/burn and /app/libburn.so in
 # the guest's own root (tests/guest/container-report.sh; the host reads
 # the same perf.data files, /scratch/c-before.data and c-after.data, again).
-# The symbols a sample may have are the host's nm of burn and libburn.so
-# (the files SYMS.burn and SYMS.libburn.so).
+# The symbols a sample may have are the host's nm of each file (SYMS.NAME),
+# the IDs its records must carry those of IDS.
 # With EXPECT=classic (the unpatched base kernel, which has no build-ID
 # records and refuses --buildid-mmap) the same steps are recorded
 # without --buildid-mmap and every record must be classic; the
@@ -111,7 +112,9 @@ container() {
 		# leave: chroot, as runc --no-pivot does there
 		mkdir -p $c/root/proc
 		unshare -m -p -f /bin/sh -c "mount -t proc proc $c/root/proc &&
-			exec chroot $c/root /app/burn 20000" >/scratch/c-$when.out 2>&1 &
+			exec chroot $c/root /usr/bin/bash -c 'sha256sum /app/data >/app/data.sum &&
+				i=0 && while [ \$i -lt 20000 ]; do i=\$((i + 1)); done &&
+				/app/burn 20000; exit \$?'" >/scratch/c-$when.out 2>&1 &
 		cpid=$!
 		if [ $when = after ]; then
 			sleep 2
@@ -129,9 +132,9 @@ container() {
 	done
 	umount $c/root && umount $lower && rm -rf $c
 	for when in before after; do
-		/bin/sh "$(dirname "$0")/container-report.sh" "container/$when" \
-			/scratch/c-$when.data "$SYMS" $n
-		n=$((n + 2))
+		/bin/sh "$(dirname "$0")/container-report.sh" "container/$when" $when \
+			/scratch/c-$when.data "$SYMS" "$IDS" $n
+		n=$((n + 3))
 	done
 	rm -rf /app
 }
