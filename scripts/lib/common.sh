@@ -74,6 +74,16 @@ MAINLINE_KOUT=${MAINLINE_KOUT:-$BUILD/mainline/kernel}
 # trees laid out alike (build/linux + build/kernel, build/base/linux +
 # build/base/kernel, build/series/...) share the cache.
 export CCACHE_BASEDIR=$BUILD
+# perf compiles with -ggdb3, and for a compile with debug info ccache
+# hashes the directory it runs in (hash_dir) unless told not to: a clone
+# at another path (CI's) then missed on every perf object, and the
+# per-patch perf builds of the series tree (build/series/linux) never hit
+# the objects of build/linux. The debug info of a hit may name the
+# other tree's directory; nothing here reads it.
+export CCACHE_NOHASHDIR=1
+# make check-full builds a dozen kernels and perfs: more than ccache's
+# default 5 GB, which then evicts what make check needs next time
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}
 
 die() {
 	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
