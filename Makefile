@@ -46,7 +46,7 @@ demo:
 CHECK_TIERS := 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
 	55-perf-fuzz 60-host 62-symbolize-host
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
-	46-mainline-vm 47-rt-vm 48-debug-vm
+	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore
 
 # make check and make check-full run their tiers as many at once as the
 # machine has cores (a guest under TCG uses one), unless make was given

@@ -67,7 +67,7 @@ void attrs(const struct seed *s, int full)
 		{ 4, 4, 0, "size 0 (ABI0)" }, { 4, 4, 8, "size 8" }, { 4, 4, 64, "size 64" },
 		{ 4, 4, 72, "size 72" }, { 4, 4, 128, "size 128" }, { 4, 4, 4096, "size 4096" },
 		{ 4, 4, 0xffffffff, "size ~0" }, { 0, 4, 1000, "type 1000" },
-		{ 0, 4, 0xffffffff, "type ~0" }, { 24, 8, ~0ULL, "sample_type ~0" },
+		{ 0, 4, 0xffffffff, "type ~0" }, { 0, 4, 65, "type 65" }, { 24, 8, ~0ULL, "sample_type ~0" },
 		{ 24, 8, 0, "sample_type 0" }, { 24, 8, 0x107 | S_CALLCHAIN, "sample_type +CALLCHAIN" },
 		{ 24, 8, 0x107 | S_RAW, "sample_type +RAW" }, { 24, 8, 0x107 | S_CPU, "sample_type +CPU" },
 		{ 32, 8, ~0ULL, "read_format ~0" }, { 40, 8, 0, "flags 0 (no sample_id_all)" },
@@ -80,7 +80,8 @@ void attrs(const struct seed *s, int full)
 	size_t i, at = s->l.attrs, ids_at = at + s->l.attr_len[0];
 
 	for (i = 0; i < sizeof(muts) / sizeof(muts[0]); i++) {
-		if (!full && i % 3)
+		/* the type, which perf uses as an index, in every set */
+		if (!full && i % 3 && muts[i].at != 0)
 			continue;
 		begin(s);
 		if (muts[i].width == 8)
