@@ -5,7 +5,13 @@
 # "-", control bytes, long ones, names through symbolic links out of the
 # cache, and names of a FIFO, a character and a block device, a socket, a
 # directory and a symbolic link loop that the test places there), each
-# with the recorded build ID or another. Each variant is run under a
+# with the recorded build ID or another (names with newlines, tabs and
+# bytes that are not UTF-8 among them). For each variant: buildid-cache
+# -a and archive, then --purge-all, into ~/.debug or in turn the cache
+# of perf --buildid-dir or of the buildid.dir setting; and once per
+# name a hostile cache, whose .build-id link of the binary leads to ../..NAME,
+# under --remove, --purge-all and --update (a victim directory outside
+# HOME waits where the traversal names lead). Each variant is run under a
 # private HOME, chrooted into an overlay of the root file system (a
 # private mount namespace; the overlay's upper layer shows every file
 # made or changed anywhere). Fails when
@@ -36,7 +42,7 @@ if [ "${1:-}" = --inside ]; then
 	# binaries where it can) and a directory copied up on the way to one
 	# are not changes.
 	shift
-	perf=$1 t=$2
+	perf=$1 t=$2 bin=$3 id=$4
 	classify() {
 		local up=$t/upper/$1 low=$t/lower/$1
 		if [ -c "$up" ] && [ "$(stat -c %t:%T "$up")" = 0:0 ]; then
@@ -64,17 +70,46 @@ if [ "${1:-}" = --inside ]; then
 		while read -r p; do classify "$p"; done >"$t/run/canary.made"
 	rm -f "$t/outside/canary"
 	prev=$t/run/canary.list
+	# run CMD HOME ARGS...: perf ARGS with that HOME, as command CMD of $v
+	run() {
+		local cmd=$1 start
+		start=$(date +%s%N)
+		HOME=$2 ASAN_OPTIONS="$asan:log_path=$o.$cmd.san" \
+			UBSAN_OPTIONS="$ubsan:log_path=$o.$cmd.san" \
+			timeout -k 5 "$limit" "$perf" "${@:3}" >"$o.$cmd.out" 2>&1 </dev/null
+		echo "$? $((($(date +%s%N) - start) / 1000000))" >"$o.$cmd.rc"
+	}
 	while read -r v; do
 		o=$t/run/$v
-		mkdir -p "$t/home/$v"
-		for cmd in buildid-cache archive; do
-			args=(buildid-cache -a "$t/v/$v.data")
-			[ "$cmd" = archive ] && args=(archive "$t/v/$v.data")
-			start=$(date +%s%N)
-			HOME=$t/home/$v ASAN_OPTIONS="$asan:log_path=$o.$cmd.san" \
-				UBSAN_OPTIONS="$ubsan:log_path=$o.$cmd.san" \
-				timeout -k 5 "$limit" "$perf" "${args[@]}" >"$o.$cmd.out" 2>&1 </dev/null
-			echo "$? $((($(date +%s%N) - start) / 1000000))" >"$o.$cmd.rc"
+		h=$t/home/$v
+		eval "name=$(grep -P "^$v\t" "$t/v/names" | cut -f2)" # printf %q
+		mkdir -p "$h"
+		# the cache: ~/.debug, or in turn the one perf --buildid-dir or
+		# the buildid.dir setting chooses (in HOME too)
+		dir=()
+		case $((10#$v % 3)) in
+		1) dir=(--buildid-dir "$h/chosen") ;;
+		2) printf '[buildid]\n\tdir = %s\n' "$h/configured" >"$h/.perfconfig" ;;
+		esac
+		run buildid-cache "$h" "${dir[@]}" buildid-cache -a "$t/v/$v.data"
+		run archive "$h" "${dir[@]}" archive "$t/v/$v.data"
+		# and then out of the cache again, whatever the names made there
+		run purge-all "$h" "${dir[@]}" buildid-cache --purge-all
+		# a hostile cache, once per name (the variants below 500 have the
+		# binary's ID): the binary's .build-id link replaced by one to
+		# ../..NAME (an entry's link is to ../../NAME/ID), then each
+		# command that removes an entry by its link
+		hostile=(remove purge update)
+		[ $((10#$v)) -lt 500 ] || hostile=()
+		for cmd in "${hostile[@]}"; do
+			hh=$h-hostile-$cmd # as deep as $h: the traversal names fit it
+			link=$hh/.debug/.build-id/${id:0:2}/${id:2}
+			mkdir -p "${link%/*}" && ln -sfn "../..$name" "$link"
+			case $cmd in
+			remove) run remove "$hh" buildid-cache --remove "$bin" ;;
+			purge) run purge "$hh" buildid-cache --purge-all ;;
+			update) run update "$hh" buildid-cache --update "$bin" ;;
+			esac
 		done
 		listing >"$o.list"
 		comm -13 "$prev" "$o.list" | while read -r p; do classify "$p"; done >"$o.made"
@@ -118,6 +153,11 @@ mkdir "$t/spec/dir"
 ln -s loop "$t/spec/loop"
 ln -s "$t/outside" "$t/spec/out"
 cp "$bin" "$t/outside/copy"
+# a directory a removal that follows a link out of the cache would delete
+# (with the binary as its elf: --update removes only an entry it finds)
+mkdir -p "$t/outside/victim/$id"
+echo keep >"$t/outside/victim/$id/file"
+cp "$bin" "$t/outside/victim/elf"
 
 # The names: fixed ones, then generated from components
 up=$(tr -cd / <<<"$t/home/x/.debug" | sed 's|/|../|g')
@@ -131,10 +171,14 @@ names=(
 	# names that lead to a copy of the binary (the recorded ID) outside
 	"$t/bin/../outside/copy" "$t/./outside/copy" "$t//outside//copy"
 	"$t/spec/out/../outside/copy" "/-$t/outside/copy"
+	# tabs, bytes that are not UTF-8, and ways to the victim
+	"$(printf '/e14\tx')" "$(printf '/e15\377\376')" "/$up${t#/}/outside/victim"
+	"/../../../..$t/outside/victim" "$(printf '/x\n%s /y: added z' "$id")"
 )
 fixed=${#names[@]}
 parts=(.. . "" x -x --x .debug .build-id "$t/spec/fifo" "$t/spec/out" "$t/outside"
-	"$(printf '\001')" "a b" "*" "?" "\\" "$(printf 'y%.0s' {1..60})" "$up")
+	"$(printf '\001')" "a b" "*" "?" "\\" "$(printf 'y%.0s' {1..60})" "$up"
+	"$(printf '\t')" "$(printf '\377')" "$(printf '\n')" victim)
 RANDOM=${FUZZ_SEED:-1}
 for ((i = 0; i < count; i++)); do
 	name=
@@ -169,7 +213,7 @@ result "$made perf.data files with hostile names (of $total)" [ "$made" -ge $((t
 # shellcheck disable=SC2016 # expanded by the inner bash
 unshare -m --propagation private -- bash -c '
 	set -e
-	t=$1 perf=$2 script=$3
+	t=$1 perf=$2 script=$3 bin=$4 id=$5
 	mkdir -p "$t/ovl" "$t/root"
 	mount -t tmpfs tmpfs "$t/ovl"
 	mkdir "$t/ovl/up" "$t/ovl/work"
@@ -178,8 +222,8 @@ unshare -m --propagation private -- bash -c '
 	mount --bind "$t/run" "$t/root$t/run"
 	mount --bind "$t/ovl/up" "$t/root$t/upper"
 	mount --bind / "$t/root$t/lower"
-	chroot "$t/root" /bin/bash "$script" --inside "$perf" "$t"
-' - "$t" "$perf" "$here/fuzz-cache.sh" 2>"$t/inside.err"
+	chroot "$t/root" /bin/bash "$script" --inside "$perf" "$t" "$bin" "$id"
+' - "$t" "$perf" "$here/fuzz-cache.sh" "$bin" "$id" 2>"$t/inside.err"
 rc=$?
 if ! result "the variants ran in the overlay (exit $rc)" [ "$rc" = 0 ]; then
 	sed 's/^/# /' "$t/inside.err" >&2
@@ -191,10 +235,11 @@ result "the detector sees a file made outside HOME" grep -qx "made $t/outside/ca
 # allowed V PATH: PATH may be made in variant V: HOME and the archive
 allowed() {
 	case $2 in
-	"$t/home/$1" | "$t/home/$1"/* | "$t/v/$1.data.tar.bz2") return 0 ;;
+	"$t/home/$1" | "$t/home/$1"/* | "$t/home/$1"-hostile-* | "$t/v/$1.data.tar.bz2") return 0 ;;
 	esac
 	return 1
 }
+cmds=(buildid-cache archive purge-all remove purge update)
 outside=0 slow=0 bad=0
 while read -r v; do
 	while read -r what p; do
@@ -203,7 +248,8 @@ while read -r v; do
 		outside=$((outside + 1))
 		echo "# $v ($(grep -P "^$v\t" "$t/v/names" | cut -f2)): $what $p" >&2
 	done <"$t/run/$v.made"
-	for cmd in buildid-cache archive; do
+	for cmd in "${cmds[@]}"; do
+		[ -f "$t/run/$v.$cmd.rc" ] || continue
 		read -r rc _ <"$t/run/$v.$cmd.rc"
 		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			slow=$((slow + 1))
@@ -217,9 +263,10 @@ while read -r v; do
 		fi
 	done
 done <"$t/v/list"
-result "buildid-cache -a and archive: no file made or changed outside HOME ($outside)" [ "$outside" = 0 ]
-result "buildid-cache -a and archive: each ended within ${limit}s ($slow did not)" [ "$slow" = 0 ]
-result "buildid-cache -a and archive: no crash, signal or sanitizer report ($bad)" [ "$bad" = 0 ]
+what="buildid-cache -a, --purge-all, --remove, --update and archive, with --buildid-dir and buildid.dir too"
+result "$what: no file made, changed or removed outside HOME ($outside)" [ "$outside" = 0 ]
+result "$what: each ended within ${limit}s ($slow did not)" [ "$slow" = 0 ]
+result "$what: no crash, signal or sanitizer report ($bad)" [ "$bad" = 0 ]
 max=$(cat "$t"/run/*.rc | awk '$2 > m { m = $2 } END { print m + 0 }')
 echo "# the slowest command took ${max} ms"
 echo "1..$n"
