@@ -4,7 +4,10 @@
 # ID perf reads from the file, the one the kernel puts in MMAP2 records,
 # the one perf record -p synthesizes and the one in the header's build-ID
 # table must all be the note's descriptor, byte for byte, and samples get
-# their symbols. The expected IDs are read here from the note itself (od
+# their symbols. Each is filed in the build-ID cache under that ID (a
+# one-byte ID's link named "_"), listed by buildid-cache -l and removed by
+# -P, and keeps its symbols from there once the binary is replaced after
+# the recording. The expected IDs are read here from the note itself (od
 # at the section's offset): readelf -n refuses a descriptor that is not
 # padded to 4 bytes, which is how ld writes them.
 # usage: odd-size-ids.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
@@ -15,6 +18,7 @@ t=$(mktemp -d "${TMPDIR:-/tmp}/odd-size-ids.XXXXXX")
 trap 'kill "${bg:-}" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t
 n=0
+gone() { ! [ -e "$1" ] && ! [ -L "$1" ] && ! [ -e "$2" ]; }
 has_id() { perf buildid-list -i "$3" 2>/dev/null | awk -v id="$1" -v f="$2" '$1 == id && $2 == f { ok = 1 } END { exit !ok }'; }
 
 
@@ -30,16 +34,18 @@ for v in 1 3 8 md5 sha1; do
 	id=$(note_id "$f")
 	result "spin-$v: the note's ID ($id) read by the test" [ -n "$id" ]
 	[ -n "$id" ] || continue
-	if [ ${#id} -gt 2 ]; then
-		perf buildid-cache -a "$f" >/dev/null 2>&1
-		result "spin-$v: buildid-cache -a files it under the note's ID" \
-			cmp -s "$f" "$HOME/.debug/.build-id/${id:0:2}/${id:2}/elf"
-		rm -rf "$HOME/.debug"
-	else
-		# .build-id/XX/REST has no REST for a one-byte ID
-		n=$((n + 1))
-		echo "ok $n spin-$v: buildid-cache -a # SKIP the build-ID cache's layout has no place for a one-byte ID"
-	fi
+	# the cache: .build-id/XX/REST, where a one-byte ID's REST is "_"
+	rest=${id:2}
+	link=$HOME/.debug/.build-id/${id:0:2}/${rest:-_}
+	perf buildid-cache -a "$f" >/dev/null 2>&1
+	result "spin-$v: buildid-cache -a files it under the note's ID" \
+		cmp -s "$f" "$link/elf"
+	result "spin-$v: buildid-cache -l lists it" \
+		grep -q "^$id " <<<"$(perf buildid-cache -l 2>/dev/null)"
+	perf buildid-cache -P >/dev/null 2>&1
+	result "spin-$v: buildid-cache -P removes its link and its entry" \
+		gone "$link" "$HOME/.debug$f/$id"
+	rm -rf "$HOME/.debug"
 
 	perf record -q --buildid-mmap -o "$t/$v.data" -- "$f" 20000000 >/dev/null 2>&1
 	result "spin-$v: the kernel's MMAP2 record carries it" \
@@ -48,6 +54,16 @@ for v in 1 3 8 md5 sha1; do
 		grep -q '\] main$' <<<"$(perf report -i "$t/$v.data" --stdio -q --sort dso,sym 2>"$t/$v.err" | grep -w "spin-$v")"
 	result "spin-$v: perf says nothing of a mismatch" \
 		not_grep 'mismatch' "$t/$v.err"
+
+	# the binary replaced after the recording: its samples keep their
+	# symbols, from the cache that buildid-cache -a filled by the ID
+	perf buildid-cache -a "$t/$v.data" >/dev/null 2>&1
+	cp "$f" "$t/keep-$v"
+	cp "$w/spin-none" "$f.new" && mv -f "$f.new" "$f"
+	result "spin-$v: replaced after the recording, samples in main() from the cache" \
+		grep -q '\] main$' <<<"$(perf report -i "$t/$v.data" --stdio -q --sort dso,sym 2>/dev/null | grep -w "spin-$v")"
+	mv -f "$t/keep-$v" "$f"
+	rm -rf "$HOME/.debug"
 
 	perf record -q -o "$t/$v-classic.data" -- "$f" 20000000 >/dev/null 2>&1
 	result "spin-$v: the header's build-ID table has it (classic record)" \
