@@ -174,7 +174,9 @@ variant link-dir /lnk/evil5 "$cache/lnk"
 setup=link_build_id
 variant link-build-id /gone/evil6 "$cache/.build-id"
 setup=planted_link archive_only=1
-variant planted-link /gone/evil7 "$debug_id /gone/evil7"
+# (perf archive takes only build IDs from perf, never names: it names the
+# ID and the link it refuses)
+variant planted-link /gone/evil7 "$debug_id: the cache link is to"
 # a plain absolute name whose cache entry, as an archive member, would
 # start with "-": tar -T takes such a line as an option
 setup=no_setup archive_only=1
