@@ -81,6 +81,11 @@ export CCACHE_BASEDIR=$BUILD
 # the objects of build/linux. The debug info of a hit may name the
 # other tree's directory; nothing here reads it.
 export CCACHE_NOHASHDIR=1
+# tools/build compiles with -Wp,-MT,<absolute object path>, which base_dir
+# does not rewrite: every perf object of one clone missed in a clone at
+# another path (CI's). The target name only goes into the .d file, and
+# tools/build/fixdep drops target names from it: leave it out of the hash.
+export CCACHE_IGNOREOPTIONS='-Wp,-MT,*'
 # make check-full builds a dozen kernels and perfs: more than ccache's
 # default 5 GB, which then evicts what make check needs next time
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}
