@@ -42,8 +42,11 @@ judge() {
 	[ "$r" = "$this" ] || todo=$(todo_for "${rver[$r]}" "$row")
 	local allowed=""
 	[ "${a:-0}" -gt 0 ] && allowed=", $a missing where allowed"
-	local name="$row/${rname[$r]}: $c checked, $wr wrong, $m missing ($o elsewhere, $u unsure$allowed)"
-	[ "$m" -gt 0 ] && [ -n "${may_miss[$row]:-}" ] && name="$name (allowed: ${may_miss[$row]})"
+	# the name is the same every run; what the run counted goes to the log
+	local name="$row/${rname[$r]}"
+	local counts="$c checked, $wr wrong, $m missing ($o elsewhere, $u unsure$allowed)"
+	[ "$m" -gt 0 ] && [ -n "${may_miss[$row]:-}" ] && counts="$counts (allowed: ${may_miss[$row]})"
+	say "# $name: $counts"
 	if [ "$ok" = 1 ]; then
 		tap 1 "$name" "$todo"
 		cell_val[$row|$r]="$c/$wr/$m"
@@ -165,9 +168,11 @@ cell() {
 	local mc
 	read -r -a mc <<<"$(mmap_check "$cdir/maps" "$cdir/paths" "$bm" 2>"$cdir/mmap.err")"
 	if [ "${mc[0]}" -gt 0 ] && [ "${mc[1]}" -eq 0 ]; then
-		tap 1 "$row/mmap2: ${mc[0]} records of the workload, each with $([ -n "$bm" ] && echo "its build ID" || echo "no build ID")"
+		say "# $row/mmap2: ${mc[0]} records of the workload"
+		tap 1 "$row/mmap2: the workload's records, each with $([ -n "$bm" ] && echo "its build ID" || echo "no build ID")"
 	else
-		tap 0 "$row/mmap2: ${mc[0]} records of the workload, ${mc[1]} with a wrong build ID"
+		say "# $row/mmap2: ${mc[0]} records of the workload, ${mc[1]} with a wrong build ID"
+		tap 0 "$row/mmap2: the workload's records, each with $([ -n "$bm" ] && echo "its build ID" || echo "no build ID")"
 		sed 's/^/#   /' "$cdir/mmap.err" >&2
 		grep -v '^ *$' "$cdir/record.err" | head -3 | sed 's/^/#   record: /' >&2
 	fi

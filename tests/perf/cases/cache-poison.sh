@@ -110,7 +110,7 @@ archive_right() {
 
 sha1=$(elf_id "$w/spin-sha1") md5=$(elf_id "$w/spin-md5")
 ids_differ() { [ -n "$sha1" ] && [ -n "$md5" ] && [ "$sha1" != "$md5" ]; }
-result "the workloads' build IDs differ ($sha1, $md5)" ids_differ
+result "the workloads' build IDs differ # $sha1, $md5" ids_differ
 
 put "$w/spin-sha1"
 if ! perf record -q --buildid-mmap -o "$t/perf.data" -- "$t/spin" 3000000 >/dev/null 2>&1; then
@@ -124,13 +124,13 @@ fi
 put "$w/spin-md5"
 perf inject -b -i "$t/perf.data" -o "$t/out.data" >"$t/inject.out" 2>&1
 result "perf inject -b: it ran" [ -s "$t/out.data" ]
-result "perf inject -b: no cache entry for $sha1 with another build ID" \
+result "perf inject -b: no cache entry for the ID with another build ID # $sha1" \
 	no_other_id "$sha1"
 
 # 2. the original back: buildid-cache -a of the file files it rightly
 put "$w/spin-sha1"
 perf buildid-cache -a "$t/spin" >"$t/add-file.out" 2>&1
-result "perf buildid-cache -a FILE: the entry of $sha1 has it" has_id "$sha1"
+result "perf buildid-cache -a FILE: the entry of the ID has it # $sha1" has_id "$sha1"
 
 # 3. an entry planted with the wrong file, the right one at the path:
 # perf annotate must not disassemble the planted file
@@ -146,7 +146,7 @@ result "perf report: symbols of the recorded binary" \
 # 4. planted entry, the wrong file at the path too: perf archive must not
 # ship the planted file as the recorded binary
 put "$w/spin-md5"
-result "perf archive: nothing with another build ID under $sha1" \
+result "perf archive: nothing with another build ID under the ID # $sha1" \
 	archive_right "$t/perf.data"
 perf buildid-cache -a "$t/perf.data" >"$t/add-data1.out" 2>&1
 result "perf buildid-cache -a perf.data: the planted entry is not 'in the cache already'" \

@@ -150,8 +150,8 @@ variant() {
 	rc=$?
 	if [ -z "$archive_only" ]; then
 		result "$label: buildid-cache -a: nothing made outside ~/.debug" nothing_new "$before"
-		result "$label: buildid-cache -a: a message names $what" says "$work/add.err" "$what"
-		result "$label: buildid-cache -a: exit status not 0 (it is $rc)" [ "$rc" -ne 0 ]
+		result "$label: buildid-cache -a: a message names the path # $what" says "$work/add.err" "$what"
+		result "$label: buildid-cache -a: exit status not 0 # $rc" [ "$rc" -ne 0 ]
 	fi
 	fresh
 	listing >"$before"
@@ -160,7 +160,7 @@ variant() {
 	result "$label: archive: the members stay in the archive's root, all from ~/.debug" \
 		archive_members_inside "$data"
 	if [ -n "$archive_only" ]; then
-		result "$label: archive: a message names $what" says "$work/archive.out" "$what"
+		result "$label: archive: a message names the path # $what" says "$work/archive.out" "$what"
 	fi
 }
 

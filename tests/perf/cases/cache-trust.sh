@@ -56,12 +56,12 @@ plant() {
 for kind in relative absolute dotdot via-dir; do
 	for op in "--remove $bin" "--purge $bin" "--purge-all" "--update $bin"; do
 		if ! plant "$kind"; then
-			result "$op, a cache link ($kind) out of the cache: planted" false
+			result "${op%% *}, a cache link ($kind) out of the cache: planted" false
 			continue
 		fi
 		# shellcheck disable=SC2086 # the option and its file
 		perf buildid-cache $op >/dev/null 2>&1
-		result "$op, a cache link ($kind) out of the cache: its target is kept" kept "victim-$kind"
+		result "${op%% *}, a cache link ($kind) out of the cache: its target is kept" kept "victim-$kind"
 		rm -rf "$t/victim-$kind"
 	done
 done
@@ -83,13 +83,13 @@ members() { tar tjf "$1" 2>/dev/null; }
 has_member() { members "$1" | grep -qxF ".build-id/${2:0:2}/${2:2}"; }
 rm -rf "$cache" "$t/D" "$t/rec.data.tar.bz2"
 perf --buildid-dir "$t/D" archive "$t/rec.data" >/dev/null 2>&1
-result "perf --buildid-dir D archive: the archive has the binary ($id)" has_member "$t/rec.data.tar.bz2" "$id"
+result "perf --buildid-dir D archive: the archive has the binary # $id" has_member "$t/rec.data.tar.bz2" "$id"
 result "perf --buildid-dir D archive: the binary is cached in D" test -e "$t/D/.build-id/${id:0:2}/${id:2}"
 result "perf --buildid-dir D archive: nothing made in ~/.debug" test ! -e "$cache"
 rm -rf "$cache" "$t/C" "$t/rec.data.tar.bz2"
 printf '[buildid]\n\tdir = %s\n' "$t/C" >"$HOME/.perfconfig"
 perf archive "$t/rec.data" >/dev/null 2>&1
-result "buildid.dir = C, perf archive: the archive has the binary ($id)" has_member "$t/rec.data.tar.bz2" "$id"
+result "buildid.dir = C, perf archive: the archive has the binary # $id" has_member "$t/rec.data.tar.bz2" "$id"
 result "buildid.dir = C, perf archive: the binary is cached in C" test -e "$t/C/.build-id/${id:0:2}/${id:2}"
 rm -f "$HOME/.perfconfig"
 
@@ -119,5 +119,5 @@ nul_ids_have() {
 }
 result "buildid-cache -a --null: the binary's ID, each ID ended by a NUL" nul_ids_have "$t/ids0" "$id"
 perf archive "$t/rec.data" >/dev/null 2>&1
-result "perf archive: the archive has the recorded binary ($id)" has_member "$t/rec.data.tar.bz2" "$id"
+result "perf archive: the archive has the recorded binary # $id" has_member "$t/rec.data.tar.bz2" "$id"
 echo "1..$n"

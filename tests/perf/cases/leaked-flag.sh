@@ -49,7 +49,7 @@ leaked=$(perf report -D -i "$t/fg.data" 2>/dev/null | awk '
 echo "# leaked-flag: $leaked MMAP2 records of the classic listener carry the build-ID flag ($(uname -r))"
 mmap=$(perf script -i "$t/fg.data" --show-mmap-events 2>/dev/null | grep "PERF_RECORD_MMAP2.*r-xp $f\$")
 result "the classic listener's MMAP2 of the workload is there" [ -n "$mmap" ]
-result "it is read with the file's device and inode ($classic)" grep -qE "@ 0x[0-9a-f]+ $classic " <<<"$mmap"
+result "it is read with the file's device and inode # $classic" grep -qE "@ 0x[0-9a-f]+ $classic " <<<"$mmap"
 result "and without a build ID" not_grep '<' <<<"$mmap"
 result "buildid-list: readelf's ID from the header's table" has_id "$id" "$f" "$t/fg.data"
 result "buildid-list: no made-up ID for the workload" \

@@ -32,7 +32,7 @@ for v in 1 3 8 md5 sha1; do
 	f=$t/spin-$v
 	cp "$w/spin-$v" "$f"
 	id=$(note_id "$f")
-	result "spin-$v: the note's ID ($id) read by the test" [ -n "$id" ]
+	result "spin-$v: the note's ID read by the test # $id" [ -n "$id" ]
 	[ -n "$id" ] || continue
 	# the cache: .build-id/XX/REST, where a one-byte ID's REST is "_"
 	rest=${id:2}

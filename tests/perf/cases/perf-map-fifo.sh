@@ -24,13 +24,13 @@ fi
 pid=$(perf script -i "$t/rec.data" -F pid 2>/dev/null | awk 'NF { print $1; exit }')
 map=/tmp/perf-$pid.map
 if [ -z "$pid" ] || [ -e "$map" ]; then
-	result "the recorded pid ($pid) has no perf map of its own" false
+	result "the recorded pid has no perf map of its own # $pid" false
 	echo "1..$n"
 	exit 0
 fi
 if ! python3 "$(dirname "$0")/../perfdata-rename.py" "$t/rec.data" "$t/map.data" "$f" "$map" \
 	"$(elf_id "$f")" 2>"$t/rename.err"; then
-	result "the recording renamed to $map" false
+	result "the recording renamed to the perf map # $map" false
 	sed 's/^/# /' "$t/rename.err"
 	echo "1..$n"
 	exit 0
@@ -40,12 +40,12 @@ rm -f "$map"
 mkfifo "$map"
 timeout -k 5 30 perf report -i "$t/map.data" --stdio -q --sort dso,sym >"$t/report" 2>&1 </dev/null
 rc=$?
-result "a FIFO at $map: perf report ends on its own (exit $rc)" [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]
+result "a FIFO at the perf map: perf report ends on its own # $map, exit $rc" [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]
 
 # a perf map that is a regular file is read: every sample of the renamed
 # map is in the symbol it names, which covers every address
 rm -f "$map"
 printf '0 7fffffffffff all_of_it\n' >"$map"
 perf report -i "$t/map.data" --stdio -q --sort dso,sym 2>/dev/null >"$t/report"
-result "a regular file at $map: its symbol is read" grep -q 'all_of_it' "$t/report"
+result "a regular file at the perf map: its symbol is read # $map" grep -q 'all_of_it' "$t/report"
 echo "1..$n"
