@@ -38,6 +38,11 @@ unset ARCH
 # unavailable") into the build logs that are checked for warnings. The
 # harness's makes pick their own -j, as when run alone.
 unset MAKEFLAGS MFLAGS
+# Python is Debian's (the one make deps installs modules for), not a
+# version manager's shims found first in PATH: perf's Makefile asks
+# python-config three times per build even without Python support, and a
+# pyenv shim spends a second of shell start-ups on each.
+PATH=$(tr ':' '\n' <<<"$PATH" | grep -v '/\.pyenv/' | paste -sd:)
 case $GUEST_ARCH in
 x86_64) KARCH=x86_64 CROSS='' KIMAGE=arch/x86/boot/bzImage DEBARCH=amd64 ;;
 i386) KARCH=i386 CROSS=i686-linux-gnu- KIMAGE=arch/x86/boot/bzImage DEBARCH=i386 ;;
