@@ -7,12 +7,17 @@
 # perf gave before the file was replaced (classic: the binary is in the
 # build-ID cache); with --buildid-mmap, which caches nothing, the samples
 # of the binary may lose their frames, but show none of the other build.
+# Without build IDs at all (perf record -B) the file at the path is the
+# one that ran only when it is the inode the MMAP2 record names: the
+# chains must be whole while it is, on the root file system and through
+# an overlayfs mount (whose files stat() shows with the overlay's device
+# and inode, not those of the file the kernel maps).
 # usage: dwarf-replaced.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
 . "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/dwarf-replaced.XXXXXX")
-trap 'rm -rf "$t"' EXIT
+trap 'umount "$t/ovl" 2>/dev/null; rm -rf "$t"' EXIT
 export HOME=$t
 unset DEBUGINFOD_URLS
 f=$t/unwind-prog
@@ -48,5 +53,30 @@ for mode in classic buildid-mmap; do
 	result "$mode, a FIFO at the path: perf report -g ends on its own" \
 		[ $((SECONDS - start)) -lt 25 ]
 	rm -f "$f"
+done
+# no build IDs anywhere: the MMAP2 record's inode decides
+for where in root overlay; do
+	f=$t/unwind-prog
+	if [ "$where" = overlay ]; then
+		mkdir -p "$t/lower" "$t/upper" "$t/work" "$t/ovl"
+		if ! mount -t overlay overlay -o "lowerdir=$t/lower,upperdir=$t/upper,workdir=$t/work" \
+			"$t/ovl" 2>/dev/null; then
+			skip "no-build-id, overlay" "cannot mount an overlay here"
+			continue
+		fi
+		f=$t/ovl/unwind-prog
+	fi
+	cp "$w/unwind-v1" "$f" || exit 1
+	if ! perf record -q -B --call-graph dwarf -e cpu-clock:u -o "$t/$where.data" -- \
+		"$f" 50000000 >/dev/null 2>&1; then
+		skip "no-build-id, $where" "perf record -B --call-graph dwarf does not work here"
+		continue
+	fi
+	chains "$t/$where.data" >"$t/$where.before"
+	result "no-build-id, $where: hot_v1's whole chain while the file is the one that ran" \
+		grep -q 'outer_v1' "$t/$where.before"
+	cp "$w/unwind-v2" "$f.new" && mv "$f.new" "$f"
+	chains "$t/$where.data" >"$t/$where.after"
+	result "no-build-id, $where, replaced: no symbol of the other build" not_grep '_v2' "$t/$where.after"
 done
 echo "1..$n"
