@@ -35,4 +35,21 @@ result "perf report: the report of the original" \
 perf inject -i - -o "$t/injected.data" <"$t/z2.pipe" 2>/dev/null
 perf script -i "$t/injected.data" >"$t/inj.script" 2>/dev/null
 result "perf inject to a file: the samples of the original" same_samples "$t/z.script" "$t/inj.script"
+# a COMPRESSED2 record whose size field is past its end: a clear error
+python3 - "$t/z2.pipe" "$t/bad.pipe" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 16
+while off + 8 <= len(d):
+    rtype, _, size = struct.unpack_from('<IHH', d, off)
+    if rtype == 83:
+        struct.pack_into('<Q', d, off + 8, size)
+        break
+    off += size
+open(sys.argv[2], 'wb').write(d)
+PY
+perf script -i - <"$t/bad.pipe" >/dev/null 2>"$t/bad.err"
+rc=$?
+clear_error() { [ "$rc" -gt 0 ] && { [ "$rc" -lt 128 ] || [ "$rc" -gt 159 ]; } && grep -q "COMPRESSED2 record at" "$t/bad.err"; }
+result "a size past the record's end: a clear error, no crash # exit $rc" clear_error
 echo "1..$n"
