@@ -5,7 +5,8 @@
 #                 (a fresh 2-core machine): "N passed, M failed"
 #   make check-full  make check plus every other kernel: robot builds, the
 #                 Debian recipe, arm64, s390x, i386, the bases, mainline
-#                 6.12, PREEMPT_RT, the debug kernel (both run as many tiers
+#                 6.12, PREEMPT_RT, the debug kernel, mainline perf 7.3
+#                 both ways with this one (both run as many tiers
 #                 at once as there are cores; JOBS=1 one at a time);
 #                 records its summary in docs/check-full.md
 #   make tier-NAME  one tier of tests/tiers/ alone, after the builds
@@ -46,7 +47,7 @@ demo:
 CHECK_TIERS := 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
 	55-perf-fuzz 60-host 62-symbolize-host
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
-	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore
+	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore 64-perf-7.3-host
 
 # make check and make check-full run their tiers as many at once as the
 # machine has cores (a guest under TCG uses one), unless make was given
