@@ -100,7 +100,7 @@ perf buildid-cache -a "$other" >/dev/null 2>&1
 forged=$(printf '/x\n%s /y: added z' "$id2")
 if python3 "$(dirname "$0")/../perfdata-rename.py" "$t/rec.data" "$t/forged.data" "$bin" "$forged" "$id" 2>"$t/rename.err"; then
 	perf archive "$t/forged.data" >/dev/null 2>&1
-	result "a name with a newline and a forged line: the archive does not pack $id2" \
+	result "a name with a newline and a forged line: the archive does not pack the forged ID # $id2" \
 		not has_member "$t/forged.data.tar.bz2" "$id2"
 	perf buildid-cache -a "$t/forged.data" --null >"$t/ids0" 2>/dev/null
 	result "buildid-cache -a --null of it: never the forged ID" not grep -qaF "$id2" "$t/ids0"
