@@ -6,7 +6,7 @@
 # report then gave the other build's symbols to the samples. The file at
 # the path is now taken only when it is the inode the MMAP2 record
 # names: the replaced binary gets no ID and no symbols, and perf record
-# says so.
+# says so. perf inject -b, which adds IDs to a perf.data later, the same.
 # usage: replaced-while-recording.sh WORKLOAD_DIR   (perf from PATH; TAP)
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -43,4 +43,12 @@ result "the build-ID cache holds no entry of the other build" \
 perf report --stdio --sort sym -i "$t/rec.data" >"$t/report" 2>/dev/null
 result "perf report: no symbol of the other build" not_grep '_v2' "$t/report"
 result "perf report: the samples are there" grep -q '%' "$t/report"
+# perf inject -b, later, adds the IDs the perf.data lacks: not the one of
+# the file now at the path either
+perf inject -b -i "$t/rec.data" -o "$t/inj.data" 2>"$t/inj.err"
+perf buildid-list -i "$t/inj.data" >"$t/inj.ids" 2>/dev/null
+inj_ids_clean() { [ -s "$t/inj.data" ] && not_grep -F "$v2_id" "$t/inj.ids"; }
+result "perf inject -b: no ID of the other build # $v2_id" inj_ids_clean
+result "perf inject -b says the binary was replaced" \
+	grep -qF "$f was replaced or deleted after it was mapped" "$t/inj.err"
 echo "1..$n"
