@@ -11,7 +11,11 @@
 # records give (start, pgoff), the binary's program headers (readelf -lW)
 # and its symbol table (nm) of a copy kept aside. A wrong symbol fails;
 # missing ones are counted and shown. The program without a split must get
-# all its symbols.
+# all its symbols. An address in no sized symbol (a PLT stub) that perf
+# names by a symbol without a size (_init, stretched to the next symbol,
+# as mainline does) is neither: counted apart, as tests/perf/oracle.sh
+# counts it "unsure" (one sample in a few hundred lands there, now and
+# then: it failed make check at random).
 # usage: split-text.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -78,7 +82,7 @@ expect() {
 # check_case NAME V DATA APP: every sample of APP in DATA
 check_case() {
 	local name=$1 v=$2 data=$3 app=$4 maps=() line ip sym cnt i s l p
-	local total=0 wrong=0 missing=0 exp off hot=0
+	local total=0 wrong=0 missing=0 unsure=0 exp off hot=0
 	# the records of APP's mappings, in order, as "start len pgoff"
 	while read -r line; do
 		maps+=("$line")
@@ -110,6 +114,11 @@ check_case() {
 		[ "$exp" = hot_function ] && hot=$((hot + cnt))
 		if [ "$sym" = "[unknown]" ]; then
 			missing=$((missing + cnt))
+		elif [ -z "$exp" ] && ! cut -d' ' -f3 "$t/keep/split-$v.syms" | grep -qxF -- "$sym"; then
+			# in no sized symbol (a PLT stub), named by one without a
+			# size (_init), which perf stretches to the next symbol:
+			# neither right nor wrong, as the oracle counts it
+			unsure=$((unsure + cnt))
 		elif [ "$sym" != "$exp" ]; then
 			printf '%s x %s (file offset %#x): %s, not %s\n' "$cnt" "$ip" "$off" \
 				"$sym" "${exp:-no symbol}" >>"$t/wrong"
@@ -117,7 +126,7 @@ check_case() {
 		fi
 	done < <(perf script -i "$data" --symfs "$t/symfs" -F ip,sym,dso 2>/dev/null |
 		awk -v dso="($app)" '$NF == dso { print $1, $2 }' | sort | uniq -c)
-	echo "# $name: $total samples in the program ($hot in hot_function), $wrong wrong, $missing without a symbol"
+	echo "# $name: $total samples in the program ($hot in hot_function), $wrong wrong, $missing without a symbol, $unsure in no sized symbol"
 	sed 's/^/#   /' "$t/wrong" | head -5
 	result "$name: samples in hot_function" [ "$hot" -gt 0 ]
 	result "$name: no wrong symbol" [ "$wrong" = 0 ]
