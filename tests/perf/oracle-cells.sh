@@ -69,13 +69,19 @@ replace() {
 	done
 }
 
+# remove: the cell's binaries deleted
+remove() {
+	local f
+	for f in "${files[@]}"; do rm -f "$app/$f"; done
+}
+
 # after SCENARIO: what the scenario does after recording; may set r_opts,
 # r_home, r_tree, data
 after() {
 	local f id dbg
 	case $1 in
 	deleted)
-		for f in "${files[@]}"; do rm -f "$app/$f"; done ;;
+		remove ;;
 	replaced)
 		replace ;;
 	overwritten)
@@ -146,7 +152,12 @@ cell() {
 	[[ $row =~ ${ORACLE_ONLY:-.} ]] || return 0
 	cdir=$t/cells/${row//\//_}
 	mkdir -p "$cdir/home"
-	r_home=$cdir/home r_opts=() r_tree='' ckind='' cpids=()
+	r_home=$cdir/home r_opts=() r_tree='' ckind='' cpids=() during=''
+	# what a scenario does to the files while the workload runs
+	case $scen in
+	replaced-running) during=replace ;;
+	deleted-running) during=remove ;;
+	esac
 	rows+=("$row")
 	setup "$3"
 	case $form in *-bm) bm=1 ;; esac

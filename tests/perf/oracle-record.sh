@@ -82,6 +82,10 @@ record() {
 			>"$rec" 2>"$cdir/record.err"
 		;;
 	*)
+		if [ -n "$during" ]; then
+			record_during "${opts[@]}"
+			return
+		fi
 		HOME=$r_home run "$this" record -q "${opts[@]}" -o "$rec" -- "${short[@]}" \
 			>/dev/null 2>"$cdir/record.err"
 		;;
@@ -92,6 +96,32 @@ record() {
 		HOME=$r_home run "$this" inject -i "$rec" -o "$data" 2>>"$cdir/record.err"
 		;;
 	esac
+}
+
+# record_during OPTION...: perf record of the long workload, and the
+# scenario's change of its files ($during) while it runs: half a second
+# of samples before, half a second after, then the workload is ended
+record_during() {
+	local pid wpid="" i
+	HOME=$r_home run "$this" record -q "$@" -o "$rec" -- "${long[@]}" \
+		>/dev/null 2>"$cdir/record.err" &
+	pid=$!
+	bg+=("$pid")
+	for i in $(seq 100); do
+		wpid=$(pgrep -f -x -- "${long[*]}") && break
+		sleep 0.1
+	done
+	if [ -n "$wpid" ] && running "$wpid" "$(realpath "${long[0]}")"; then
+		sleep 0.5
+		"$during"
+		sleep 0.5
+		kill "$wpid"
+	else
+		say "# $row: the workload did not start (waited $i)"
+		kill "$pid"
+	fi
+	wait "$pid"
+	unbg "$pid"
 }
 
 # setup WORKLOAD: a fresh directory for the cell's binaries; sets short,

@@ -30,6 +30,11 @@
 #   replaced/{plain,plain-bm}             another build of burn and
 #                                         libburn.so (other layout, other
 #                                         names) renamed over them
+#   replaced-running/{plain,plain-bm,dwarf-bm}  the same, renamed over
+#                                         them while the workload runs
+#                                         under perf record (half a second
+#                                         in), which ends it a second in
+#   deleted-running/{plain,plain-bm}      deleted so, while it runs
 #   overwritten/plain                     the same, copied over them in
 #                                         place (the build-ID cache's hard
 #                                         link to the file is overwritten)
@@ -146,6 +151,11 @@ declare -A may_miss=(
 	[deleted/plain-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+	[replaced-running/plain]="binary replaced while perf record ran: at its end perf finds another file at the path, so it writes no build ID for it (not the other build's) and caches nothing; nothing with the recorded bytes is left to read symbols from"
+	[replaced-running/plain-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing with the recorded build ID is left to read symbols from"
+	[replaced-running/dwarf-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: no file to read symbols or unwinding tables from; each sample keeps its own ip, unnamed"
+	[deleted-running/plain]="binary deleted while perf record ran: nothing left to read its build ID or symbols from"
+	[deleted-running/plain-bm]="binary deleted while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing left to read symbols from"
 	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
 	[replaced-inject-b/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 	[split-hotpatch/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
@@ -168,6 +178,8 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	6.*"|"btrfs/p | 6.*"|"overlay/p | 6.*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
+	6.*"|"replaced-running/plain)
+		echo "mainline perf reads the build ID of the file at the path when perf record ends, the replacement's, and caches that file as the recorded one: the other build's symbols for every sample" ;;
 	6.*"|"listener/plain)
 		echo "mainline perf reads the classic MMAP2 records this kernel gives the build-ID flag (the listener-order leak) as build IDs: assertion failed in util/build-id.c, stack smashing, no output" ;;
 	esac
@@ -194,6 +206,11 @@ for scen in replaced replaced-inject-b symfs archive; do
 	for form in plain plain-bm; do cell "$scen" "$form" burn; done
 done
 cell overwritten plain burn
+# the binaries replaced or deleted while the workload runs under perf
+# record: before the end of a classic recording, with the ID in the
+# kernel's records (-bm), and with DWARF callchains
+for form in plain plain-bm dwarf-bm; do cell replaced-running "$form" burn; done
+for form in plain plain-bm; do cell deleted-running "$form" burn; done
 cell debug-tree plain-bm burn
 for form in plain-bm p-bm; do
 	cell split-hotpatch "$form" split-hotpatch
