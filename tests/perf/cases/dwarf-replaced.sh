@@ -11,7 +11,8 @@
 # one that ran only when it is the inode the MMAP2 record names: the
 # chains must be whole while it is, on the root file system and through
 # an overlayfs mount (whose files stat() shows with the overlay's device
-# and inode, not those of the file the kernel maps).
+# and inode, not those of the file the kernel maps). Under --symfs the
+# copy there is the binary, as the user says.
 # usage: dwarf-replaced.sh WORKLOAD_DIR   (perf taken from PATH; TAP output)
 set -u
 . "$(dirname "$0")/../tap.sh"
@@ -22,9 +23,10 @@ export HOME=$t
 unset DEBUGINFOD_URLS
 f=$t/unwind-prog
 
-# the chains of the samples, as perf report -g prints them
+# chains FILE [OPTION...]: the chains of the samples, as perf report -g
+# prints them
 chains() {
-	timeout -k 5 30 perf report -g caller --no-children --stdio -i "$1" 2>/dev/null |
+	timeout -k 5 30 perf report -g caller --no-children --stdio "${@:2}" -i "$1" 2>/dev/null |
 		grep -v '^#' | grep .
 }
 
@@ -79,4 +81,17 @@ for where in root overlay; do
 	chains "$t/$where.data" >"$t/$where.after"
 	result "no-build-id, $where, replaced: no symbol of the other build" not_grep '_v2' "$t/$where.after"
 done
+# --symfs: the binary's copy there is what the user gives, its path gone
+f=$t/unwind-prog
+rm -rf "$t/.debug"
+cp "$w/unwind-v1" "$f" || exit 1
+if perf record -q --buildid-mmap --call-graph dwarf -e cpu-clock:u -o "$t/symfs.data" -- \
+	"$f" 50000000 >/dev/null 2>&1; then
+	mkdir -p "$t/symfs$t" && mv "$f" "$t/symfs$f"
+	chains "$t/symfs.data" --symfs "$t/symfs" >"$t/symfs.chains"
+	result "--symfs, the binary there only: hot_v1's chain through outer_v1" \
+		grep -q 'outer_v1' "$t/symfs.chains"
+else
+	skip "--symfs" "perf record --buildid-mmap --call-graph dwarf does not work here"
+fi
 echo "1..$n"
