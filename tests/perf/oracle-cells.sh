@@ -124,6 +124,8 @@ after() {
 		# from the build-ID cache perf record filled; with
 		# --buildid-mmap (no cache) while they run
 		[ -z "$bm" ] && stop_containers ;;
+	gone)
+		stop_containers ;;
 	archive)
 		(cd "$cdir" && HOME=$r_home run "$this" archive "$rec") >"$cdir/archive.out" 2>&1 ||
 			sed 's/^/# archive: /' "$cdir/archive.out" >&2
@@ -162,7 +164,7 @@ cell() {
 	setup "$3"
 	case $form in *-bm) bm=1 ;; esac
 	case $scen in
-	btrfs | overlay | shared)
+	btrfs | overlay | shared | gone)
 		ckind=$scen
 		if ! containers "$scen"; then
 			tap 0 "$row: the containers' roots ($scen)"

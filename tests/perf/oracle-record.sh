@@ -48,7 +48,15 @@ record() {
 			local target=(-a)
 			case $form in p | p-*) target=(-p "$attach") ;; esac
 			HOME=$r_home run "$this" record -q "${opts[@]}" "${target[@]}" -o "$rec" \
-				-- sleep 0.5 >/dev/null 2>"$cdir/record.err"
+				-- sleep 0.5 >/dev/null 2>"$cdir/record.err" &
+			pid=$!
+			# gone: the container's process ends, and its root
+			# goes, before perf record does
+			if [ "$ckind" = gone ]; then
+				sleep 0.25
+				stop_container 2
+			fi
+			wait "$pid"
 			return
 		fi
 		;;&
@@ -181,7 +189,7 @@ containers() {
 			btrfs subvolume create "$sub" >/dev/null || return 1
 			for f in "${files[@]}"; do cp "$t/keep/${kept_id[$v$f]}" "$sub/$f"; done
 			croot+=("--bind $sub") ;;
-		shared)
+		shared | gone)
 			# the first a process of perf's own mount namespace,
 			# running the files at $app; the second an overlay
 			if [ "$i" = 1 ]; then
@@ -219,8 +227,10 @@ start_containers() {
 		[ "$i" = 2 ] && v=v2-
 		# (the container of a classic recording read once it is gone
 		# may have no symbols; the process beside it must have all)
+		# (nor the one gone before perf record ended)
 		mm=
 		[ "$ckind" = shared ] && [ "$i" = 2 ] && [ -z "$bm" ] && mm=may-miss
+		[ "$ckind" = gone ] && [ "$i" = 2 ] && mm=may-miss
 		for f in "${files[@]}"; do
 			printf 'P\t%s\t%s\t%s\t%s\n' "$app/$f" "${kept_id[$v$f]}" "$pid" "$mm" >>"$cdir/paths"
 		done
@@ -234,19 +244,24 @@ start_containers() {
 	attach=$(IFS=,; echo "${cpids[*]}")
 }
 
-# stop_containers: the containers' processes stopped, their roots removed
-stop_containers() {
-	local pid i
-	for pid in "${cpids[@]}"; do
+# stop_container I: the process of container I (1 or 2) stopped, its
+# root removed
+stop_container() {
+	local pid=${cpids[$(($1 - 1))]:-}
+	if [ -n "$pid" ]; then
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		unbg "$pid"
-	done
+	fi
+	mountpoint -q "$cdir/up$1" && umount "$cdir/up$1"
+	[ -d "$t/btrfs/${cdir##*/}-c$1" ] &&
+		btrfs subvolume delete "$t/btrfs/${cdir##*/}-c$1" >/dev/null
+	rm -rf "$cdir/lower$1"
+}
+
+# stop_containers: the containers' processes stopped, their roots removed
+stop_containers() {
+	stop_container 1
+	stop_container 2
 	cpids=()
-	for i in 1 2; do
-		mountpoint -q "$cdir/up$i" && umount "$cdir/up$i"
-		[ -d "$t/btrfs/${cdir##*/}-c$i" ] &&
-			btrfs subvolume delete "$t/btrfs/${cdir##*/}-c$i" >/dev/null
-	done
-	rm -rf "$cdir"/lower*
 }

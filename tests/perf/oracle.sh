@@ -66,6 +66,10 @@
 #                                         process beside perf (no mount
 #                                         namespace of its own), which
 #                                         must get all its symbols
+#   gone/{p,p-bm}                         the same, but the container's
+#                                         process ends, and its root goes,
+#                                         before perf record does: the file
+#                                         at its path is then the other one
 #   id-{1,3,8,16,20}/{plain,plain-bm,p-bm}  spin with IDs of those sizes
 #   listener/{plain,plain-bm}             next to perf record -a --buildid-mmap
 # plain: the workload run by perf record; g: -g; dwarf: --call-graph
@@ -178,6 +182,8 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	6.*"|"btrfs/p | 6.*"|"overlay/p | 6.*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
+	6.*"|"gone/p)
+		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
 	6.*"|"replaced-running/plain)
 		echo "mainline perf reads the build ID of the file at the path when perf record ends, the replacement's, and caches that file as the recorded one: the other build's symbols for every sample" ;;
 	6.*"|"listener/plain)
@@ -221,7 +227,10 @@ for form in p p-bm a-bm live-bm; do
 	cell btrfs "$form" burn
 	cell overlay "$form" burn
 done
-for form in p p-bm; do cell shared "$form" burn; done
+for form in p p-bm; do
+	cell shared "$form" burn
+	cell gone "$form" burn
+done
 for v in 1:spin-1 3:spin-3 8:spin-8 16:spin-md5 20:spin-sha1; do
 	for form in plain plain-bm p-bm; do cell "id-${v%%:*}" "$form" "${v#*:}"; done
 done
