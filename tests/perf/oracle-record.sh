@@ -20,7 +20,10 @@ running() {
 # data (what readers read), rec (what the maps come from) and piped
 record() {
 	local form=$1 opts=() pid
-	case $form in *-bm) opts+=(--buildid-mmap) ;; esac
+	case $form in
+	*-bm) opts+=(--buildid-mmap) ;;
+	*-B) opts+=(-B) ;;
+	esac
 	case $form in
 	g-*) opts+=(-g) ;;
 	dwarf-*) opts+=(--call-graph dwarf) ;;

@@ -27,7 +27,7 @@
 #   present/{plain,plain-bm,g-bm,dwarf-bm,a-bm,p,p-bm,z,z-bm,pipe,pipe-bm,
 #            inject-bm,switch,switch-bm}
 #   deleted/{plain,plain-bm,g-bm}         binaries deleted after recording
-#   replaced/{plain,plain-bm}             another build of burn and
+#   replaced/{plain,plain-bm,plain-B}     another build of burn and
 #                                         libburn.so (other layout, other
 #                                         names) renamed over them
 #   replaced-running/{plain,plain-bm,dwarf-bm}  the same, renamed over
@@ -72,7 +72,8 @@
 #                                         at its path is then the other one
 #   id-{1,3,8,16,20}/{plain,plain-bm,p-bm}  spin with IDs of those sizes
 #   listener/{plain,plain-bm}             next to perf record -a --buildid-mmap
-# plain: the workload run by perf record; g: -g; dwarf: --call-graph
+# plain: the workload run by perf record; -B: perf record -B (no build
+# IDs at all); g: -g; dwarf: --call-graph
 # dwarf; a: -a while it runs; p: -p PID of a running one; z: -z; pipe:
 # -o - into a file, read with -i - from it; inject: perf inject's output;
 # switch: --switch-output=signal, a SIGUSR2 while it runs, each file read
@@ -155,6 +156,7 @@ declare -A may_miss=(
 	[deleted/plain-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
+	[replaced/plain-B]="recorded without any build ID (perf record -B; the same for a --buildid-mmap record the kernel wrote without one, the note page not in memory at mmap time), then replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
 	[replaced-running/plain]="binary replaced while perf record ran: at its end perf finds another file at the path, so it writes no build ID for it (not the other build's) and caches nothing; nothing with the recorded bytes is left to read symbols from"
 	[replaced-running/plain-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing with the recorded build ID is left to read symbols from"
 	[replaced-running/dwarf-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: no file to read symbols or unwinding tables from; each sample keeps its own ip, unnamed"
@@ -182,6 +184,8 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	6.*"|"btrfs/p | 6.*"|"overlay/p | 6.*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
+	6.*"|"replaced/plain-B)
+		echo "mainline perf reads the file at the path of a record without build ID whatever inode it is: the replacement's symbols for every sample" ;;
 	6.*"|"gone/p)
 		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
 	6.*"|"replaced-running/plain)
@@ -211,6 +215,10 @@ for form in plain plain-bm g-bm; do cell deleted "$form" burn; done
 for scen in replaced replaced-inject-b symfs archive; do
 	for form in plain plain-bm; do cell "$scen" "$form" burn; done
 done
+# no build ID anywhere (-B), as for a file whose note page was not in
+# memory when it was mapped: the kernel writes a classic record, and
+# --buildid-mmap no build-ID table
+cell replaced plain-B burn
 cell overwritten plain burn
 # the binaries replaced or deleted while the workload runs under perf
 # record: before the end of a classic recording, with the ID in the
