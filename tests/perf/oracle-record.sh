@@ -16,6 +16,17 @@ running() {
 	return 1
 }
 
+# writing FILE: wait until perf record has written 64 KiB to FILE (its
+# header, the synthesized records and some samples), 10 s at most
+writing() {
+	local i
+	for i in $(seq 100); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge 65536 ] && return 0
+		sleep 0.1
+	done
+	say "perf record wrote less than 64 KiB to $1 in 10 s"
+}
+
 # record FORM: the cell's workload, recorded by THIS_PERF in FORM; sets
 # data (what readers read), rec (what the maps come from) and piped
 record() {
@@ -50,13 +61,17 @@ record() {
 			start_containers
 			local target=(-a)
 			case $form in p | p-*) target=(-p "$attach") ;; esac
+			local secs=0.5
+			[ "$ckind" = gone ] && secs=2
 			HOME=$r_home run "$this" record -q "${opts[@]}" "${target[@]}" -o "$rec" \
-				-- sleep 0.5 >/dev/null 2>"$cdir/record.err" &
+				-- sleep "$secs" >/dev/null 2>"$cdir/record.err" &
 			pid=$!
 			# gone: the container's process ends, and its root
-			# goes, before perf record does
+			# goes, before perf record does, once perf record has
+			# started (its events open, the maps read: samples
+			# written), however loaded the machine
 			if [ "$ckind" = gone ]; then
-				sleep 0.25
+				writing "$rec"
 				stop_container 2
 			fi
 			wait "$pid"
