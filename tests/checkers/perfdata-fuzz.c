@@ -5,11 +5,12 @@
  * correct result, never a crash. The variants are the same for the same
  * seeds and PRNG seed.
  *
- * usage: perfdata-fuzz [-F] [-s SEED] [-f FLIPS] OUTDIR BID.data [PLAIN.data]
+ * usage: perfdata-fuzz [-F] [-a] [-s SEED] [-f FLIPS] OUTDIR BID.data [PLAIN.data]
  *   BID.data    recorded with perf record --buildid-mmap
  *   PLAIN.data  recorded without it (a build-id table in the header)
  *   -F          the full set: every value of each field, all the variants
  *               on the other seed and byte order too (about twice as many)
+ *   -a          every build_id_size 0-255 (without -F: 0-22 and a sample)
  *   -s SEED     the PRNG seed (default 1)
  *   -f FLIPS    how many variants with random bit flips (default 40, 100
  *               with -F)
@@ -171,11 +172,13 @@ static void unleak(struct seed *s)
 int main(int argc, char **argv)
 {
 	struct seed seeds[2], swapped[2];
-	int opt, nr_seeds, i, nr_flips = -1, full = 0, sizes[256];
+	int opt, nr_seeds, i, nr_flips = -1, full = 0, all_sizes = 0, sizes[256];
 	char path[4096];
 
-	while ((opt = getopt(argc, argv, "Fs:f:")) != -1) {
-		if (opt == 's')
+	while ((opt = getopt(argc, argv, "Fas:f:")) != -1) {
+		if (opt == 'a')
+			all_sizes = 1;
+		else if (opt == 's')
 			rng = strtoull(optarg, NULL, 0) | 1;
 		else if (opt == 'f')
 			nr_flips = atoi(optarg);
@@ -228,7 +231,7 @@ int main(int argc, char **argv)
 	 */
 	for (i = 0; i < 256; i++)
 		sizes[i] = i;
-	if (full) {
+	if (full || all_sizes) {
 		mmap2_sizes(&seeds[0], sizes, 256);
 	} else {
 		static const int large[] = { 24, 31, 32, 40, 63, 64, 127, 128, 200, 254, 255 };
