@@ -45,9 +45,9 @@ demo:
 # the tiers of make check, and those only make check-full runs, after
 # them (so that an interrupted run has the whole of make check)
 CHECK_TIERS := 05-each-patch 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
-	55-perf-fuzz 60-host 62-symbolize-host 63-libunwind-host
+	55-perf-fuzz 60-host 62-symbolize-host 63-libunwind-host 64-perf-7.3-host
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
-	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore 64-perf-7.3-host
+	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore
 
 # make check and make check-full run their tiers as many at once as the
 # machine has cores (a guest under TCG uses one), unless make was given

@@ -162,7 +162,8 @@ cell() {
 	esac
 	rows+=("$row")
 	setup "$3"
-	case $form in *-bm) bm=1 ;; esac
+	# (the peer perf records build IDs in MMAP2 records by default)
+	case $form in *-bm | peer | peer-*) bm=1 ;; esac
 	case $scen in
 	btrfs | overlay | shared | gone)
 		ckind=$scen

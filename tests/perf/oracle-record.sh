@@ -45,6 +45,19 @@ record() {
 	rec=$cdir/rec.data data=$rec piped=
 	datas=()
 	case $form in
+	peer | peer-*)
+		# the peer perf as its users run it: its defaults
+		opts=()
+		[ "$form" = peer-z ] && opts=(-z)
+		if [ "$form" = peer-pipe ]; then
+			piped=1
+			HOME=$r_home run "$peer" record -q -o - -- "${short[@]}" \
+				>"$rec" 2>"$cdir/record.err"
+		else
+			HOME=$r_home run "$peer" record -q "${opts[@]}" -o "$rec" -- "${short[@]}" \
+				>/dev/null 2>"$cdir/record.err"
+		fi
+		;;
 	live-*)
 		# system-wide, the containers started while it runs: the
 		# kernel's records, not perf's synthesis

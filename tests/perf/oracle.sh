@@ -83,7 +83,12 @@
 # ID (-bm) or with none (classic).
 # Every recording is made by THIS_PERF, in a private HOME of its own (its
 # build-ID cache starts empty); readers read it with that HOME, except
-# archive (another HOME, holding only the unpacked archive).
+# archive (another HOME, holding only the unpacked archive). With
+# ORACLE_PEER=PERF (another perf, mainline's newest), the peer forms are
+# recorded by that perf as its users run it, its own defaults (since 6.17
+# --buildid-mmap, the binaries samples hit cached at the end, no build-ID
+# table since 6.19): peer (a file), peer-z (-z), peer-pipe (a pipe into a
+# file), for the binaries present and replaced after recording.
 # Columns: THIS_PERF ("this") and each OTHER_PERF (perf-VERSION). A known
 # failure of another reader (by its version, see todo_for) is "ok ...
 # # XFAIL why"; every failure of THIS_PERF is a plain "not ok".
@@ -93,7 +98,8 @@
 # About 100 s with three readers on a 2-core machine.
 #
 # usage: oracle.sh WORKLOAD_DIR THIS_PERF [OTHER_PERF...]
-# ORACLE_ONLY=REGEX runs only the rows (scenario/form) it matches.
+# ORACLE_ONLY=REGEX runs only the rows (scenario/form) it matches;
+# ORACLE_PEER=PERF adds the rows that PERF records (see above).
 # KTAP on stdout; the table (markdown, cells checked/wrong/missing) on
 # stderr and in $ORACLE_TABLE if set; details of failures on stderr.
 set -u
@@ -107,6 +113,10 @@ w=$(cd "$1" && pwd) || exit 2
 this=$(realpath "$2") || exit 2
 shift 2
 others=("$@")
+peer=
+if [ -n "${ORACLE_PEER:-}" ]; then
+	peer=$(realpath "$ORACLE_PEER") || exit 2
+fi
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
 src=$here/../programs
 # not /tmp/perf-*: perf before 6.x reads any file there as a perf-PID.map
@@ -220,6 +230,11 @@ done
 # --buildid-mmap no build-ID table
 cell replaced plain-B burn
 cell overwritten plain burn
+# recorded by the peer perf, its own defaults
+if [ -n "$peer" ]; then
+	for form in peer peer-z peer-pipe; do cell present "$form" burn; done
+	cell replaced peer burn
+fi
 # the binaries replaced or deleted while the workload runs under perf
 # record: before the end of a classic recording, with the ID in the
 # kernel's records (-bm), and with DWARF callchains
