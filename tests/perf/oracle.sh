@@ -188,20 +188,24 @@ todo_for() {
 		echo "perf 6.1 prints user callchain entries as addresses in the DSO (1176), not as ips: nothing to check them by" ;;
 	6.1.*"|"debug-tree/* | 6.1.*"|"split-*/*)
 		echo "perf 6.1 places a debug file's symbols by the debug file's own program headers, whose offsets are not the binary's (__TMC_END__ for burn_main_a, nothing for burn_lib)" ;;
-	6.12.*"|"debug-tree/* | 6.12.*"|"split-*/*)
-		echo "perf 6.12 crashes (SIGSEGV in dso__synthesize_plt_symbols) on an objcopy --only-keep-debug file, whose .plt is NOBITS" ;;
-	6.*"|"id-1/* | 6.*"|"id-3/*)
+	6.12.*"|"debug-tree/* | 6.12.*"|"split-*/* | 7.*"|"debug-tree/* | 7.*"|"split-*/*)
+		echo "perf $1 crashes (SIGSEGV in dso__synthesize_plt_symbols) on an objcopy --only-keep-debug file, whose .plt is NOBITS" ;;
+	6.1.*"|"*/peer | 6.1.*"|"*/peer-z | 6.12.*"|"*/peer | 6.12.*"|"*/peer-z)
+		echo "perf $1 cannot read a perf.data file perf 7.3 wrote (incompatible file format); its pipe it reads" ;;
+	[67].*"|"id-1/* | [67].*"|"id-3/*)
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
-	6.*"|"btrfs/p | 6.*"|"overlay/p | 6.*"|"shared/p)
+	[67].*"|"btrfs/p | [67].*"|"overlay/p | [67].*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
-	6.*"|"replaced/plain-B)
+	[67].*"|"replaced/plain-B)
 		echo "mainline perf reads the file at the path of a record without build ID whatever inode it is: the replacement's symbols for every sample" ;;
-	6.*"|"gone/p)
+	[67].*"|"gone/p)
 		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
-	6.*"|"replaced-running/plain)
+	[67].*"|"replaced-running/plain)
 		echo "mainline perf reads the build ID of the file at the path when perf record ends, the replacement's, and caches that file as the recorded one: the other build's symbols for every sample" ;;
 	6.*"|"listener/plain)
 		echo "mainline perf reads the classic MMAP2 records this kernel gives the build-ID flag (the listener-order leak) as build IDs: assertion failed in util/build-id.c, stack smashing, no output" ;;
+	7.*"|"listener/plain)
+		echo "mainline perf reads the classic MMAP2 records this kernel gives the build-ID flag (the listener-order leak) as build IDs: no symbols" ;;
 	esac
 }
 
