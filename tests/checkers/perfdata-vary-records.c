@@ -322,6 +322,33 @@ void record_sizes(const struct seed *s, int full)
 }
 
 /* counts and strings inside records that are not MMAP2 */
+/*
+ * The first EVENT_UPDATE record (a unit or scale in the seeds) made a CPU
+ * map (PERF_EVENT_UPDATE__CPUS) whose count its few bytes cannot hold: a
+ * list of 65535 CPUs, and a mask of 65535 longs of 65535 bytes (whose
+ * size in bits overflows an int). 5.10's perf read as many as counted.
+ */
+static void event_update_cpus(const struct seed *s)
+{
+	int r = find_record(&s->l, PD_EVENT_UPDATE, 0);
+	size_t at;
+	int mask;
+
+	if (r < 0 || s->l.rec[r].size < 32)
+		return;
+	at = s->l.rec[r].off;
+	for (mask = 0; mask <= 1; mask++) {
+		begin(s);
+		pd_put64(&w, at + 8, 3);		/* type: CPUS */
+		pd_put16(&w, at + 24, mask);		/* a list, or a mask */
+		pd_put16(&w, at + 26, 0xffff);		/* nr */
+		if (mask)
+			pd_put16(&w, at + 28, 0xffff);	/* long_size */
+		emit("-", "first EVENT_UPDATE record: CPUs, %s", mask ?
+		     "a mask of 65535 x 65535 bytes" : "a list of 65535");
+	}
+}
+
 void record_contents(const struct seed *s)
 {
 	static const struct { uint32_t type; size_t at; int width; uint64_t v; const char *what; } muts[] = {
@@ -353,4 +380,5 @@ void record_contents(const struct seed *s)
 			memset(w.buf + at + muts[i].at, muts[i].v, s->l.rec[r].size - muts[i].at);
 		emit("-", "first %s record: %s", record_name(muts[i].type), muts[i].what);
 	}
+	event_update_cpus(s);
 }
