@@ -45,7 +45,7 @@ demo:
 # the tiers of make check, and those only make check-full runs, after
 # them (so that an interrupted run has the whole of make check)
 CHECK_TIERS := 05-each-patch 10-hygiene 20-vm-harness 30-kunit 40-kernel-vm 50-perf-vm \
-	55-perf-fuzz 60-host 62-symbolize-host 63-libunwind-host 64-perf-7.3-host
+	55-perf-fuzz 60-host 62-symbolize-host 63-libunwind-host 64-perf-7.3-host 65-nolibelf-host
 FULL_TIERS := $(CHECK_TIERS) 12-robot 42-cross-vm 43-fs-vm 45-base-kernel-vm \
 	46-mainline-vm 47-rt-vm 48-debug-vm 56-perf-fuzz-explore
 
