@@ -82,7 +82,7 @@ after() {
 	case $1 in
 	deleted)
 		remove ;;
-	replaced)
+	replaced | evicted)
 		replace ;;
 	overwritten)
 		for f in "${files[@]}"; do cp "$t/variant/$f" "$app/$f"; done ;;
@@ -164,6 +164,8 @@ cell() {
 	setup "$3"
 	# (the peer perf records build IDs in MMAP2 records by default)
 	case $form in *-bm | peer | peer-*) bm=1 ;; esac
+	# (no build ID in the kernel's record of a file not in memory)
+	[ "$scen" = evicted ] && bm=''
 	case $scen in
 	btrfs | overlay | shared | gone)
 		ckind=$scen

@@ -163,14 +163,38 @@ record_during() {
 	unbg "$pid"
 }
 
+# code_offset FILE SYMBOL: the file offset of SYMBOL's code, by the
+# executable PT_LOAD that holds it (readelf's, not perf's)
+code_offset() {
+	local sym o a z
+	sym=$(readelf -sW "$1" | awk -v s="$2" '$8 == s { print $2; exit }')
+	[ -n "$sym" ] || return 1
+	while read -r o a z; do
+		if ((0x$sym >= a && 0x$sym < a + z)); then
+			echo $((0x$sym - a + o))
+			return 0
+		fi
+	done < <(readelf -lW "$1" | awk '$1 == "LOAD" && ($7 ~ /E/ || $8 ~ /E/) { print $2, $3, $5 }')
+	return 1
+}
+
 # setup WORKLOAD: a fresh directory for the cell's binaries; sets short,
 # long (the commands) and files; P lines in $cdir/paths
 setup() {
+	local off
 	app=$cdir/app
 	mkdir -p "$app"
 	: >"$cdir/paths"
 	case $1 in
 	burn) files=(burn libburn.so) short=("$app/burn" 150) long=("$app/burn" 100000000) ;;
+	uncached)
+		# libburn.so mapped with its pages evicted (map-uncached), so
+		# that the kernel cannot read its build ID at mmap time, and
+		# burn_lib run from it
+		off=$(code_offset "$w/libburn.so" burn_lib) || say "# $row: no burn_lib in libburn.so"
+		files=(libburn.so)
+		short=("$w/map-uncached" "$app/libburn.so" "${off:-0}" 300)
+		long=("$w/map-uncached" "$app/libburn.so" "${off:-0}" 1000000) ;;
 	split-*)
 		files=(split-text)
 		short=("$app/split-text" "${1#split-}" 300000000)

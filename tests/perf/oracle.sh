@@ -30,6 +30,10 @@
 #   replaced/{plain,plain-bm,plain-B}     another build of burn and
 #                                         libburn.so (other layout, other
 #                                         names) renamed over them
+#   evicted/{plain,plain-bm}              libburn.so mapped with its pages
+#                                         evicted (map-uncached: the kernel
+#                                         writes the classic record, also
+#                                         with --buildid-mmap), then replaced
 #   replaced-running/{plain,plain-bm,dwarf-bm}  the same, renamed over
 #                                         them while the workload runs
 #                                         under perf record (half a second
@@ -167,6 +171,7 @@ declare -A may_miss=(
 	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
 	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 	[replaced/plain-B]="recorded without any build ID (perf record -B; the same for a --buildid-mmap record the kernel wrote without one, the note page not in memory at mmap time), then replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
+	[evicted/plain-bm]="the kernel wrote the classic record (the note page not in memory at mmap time), and --buildid-mmap writes no build-ID table and fills no cache; replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
 	[replaced-running/plain]="binary replaced while perf record ran: at its end perf finds another file at the path, so it writes no build ID for it (not the other build's) and caches nothing; nothing with the recorded bytes is left to read symbols from"
 	[replaced-running/plain-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing with the recorded build ID is left to read symbols from"
 	[replaced-running/dwarf-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: no file to read symbols or unwinding tables from; each sample keeps its own ip, unnamed"
@@ -196,7 +201,7 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	[67].*"|"btrfs/p | [67].*"|"overlay/p | [67].*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
-	[67].*"|"replaced/plain-B)
+	[67].*"|"replaced/plain-B | [67].*"|"evicted/plain-bm)
 		echo "mainline perf reads the file at the path of a record without build ID whatever inode it is: the replacement's symbols for every sample" ;;
 	[67].*"|"gone/p)
 		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
@@ -233,6 +238,9 @@ done
 # memory when it was mapped: the kernel writes a classic record, and
 # --buildid-mmap no build-ID table
 cell replaced plain-B burn
+# and a real one: the note page not in memory when the library is mapped
+# (map-uncached evicts it), then the file replaced
+for form in plain plain-bm; do cell evicted "$form" uncached; done
 cell overwritten plain burn
 # recorded by the peer perf, its own defaults
 if [ -n "$peer" ]; then
