@@ -39,9 +39,10 @@
 #                                         under perf record (half a second
 #                                         in), which ends it a second in
 #   deleted-running/{plain,plain-bm}      deleted so, while it runs
-#   overwritten/plain                     the same, copied over them in
+#   overwritten/{plain,plain-bm}          the same, copied over them in
 #                                         place (the build-ID cache's hard
-#                                         link to the file is overwritten)
+#                                         link to the file is overwritten;
+#                                         --buildid-mmap keeps a copy)
 #   replaced-inject-b/{plain,plain-bm}    replaced, then perf inject -b;
 #                                         the injected file is read
 #   debug-tree/plain-bm                   deleted; objcopy --only-keep-debug
@@ -167,18 +168,11 @@ run() { timeout -k 5 120 "$@"; }
 
 # Cells where a missing symbol is no failure, for every reader: why.
 declare -A may_miss=(
-	[deleted/plain-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
-	[deleted/g-bm]="binary deleted and not in the build-ID cache (--buildid-mmap does not fill it): nothing to read symbols from"
-	[replaced/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 	[replaced/plain-B]="recorded without any build ID (perf record -B; the same for a --buildid-mmap record the kernel wrote without one, the note page not in memory at mmap time), then replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
-	[evicted/plain-bm]="the kernel wrote the classic record (the note page not in memory at mmap time), and --buildid-mmap writes no build-ID table and fills no cache; replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
+	[evicted/plain-bm]="the kernel wrote the classic record (the note page not in memory at mmap time): no build ID names the file for perf record --buildid-mmap to keep, and once replaced the file at the path is not the inode the record names"
 	[replaced-running/plain]="binary replaced while perf record ran: at its end perf finds another file at the path, so it writes no build ID for it (not the other build's) and caches nothing; nothing with the recorded bytes is left to read symbols from"
-	[replaced-running/plain-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing with the recorded build ID is left to read symbols from"
-	[replaced-running/dwarf-bm]="binary replaced while perf record --buildid-mmap ran, which does not fill the build-ID cache: no file to read symbols or unwinding tables from; each sample keeps its own ip, unnamed"
 	[deleted-running/plain]="binary deleted while perf record ran: nothing left to read its build ID or symbols from"
-	[deleted-running/plain-bm]="binary deleted while perf record --buildid-mmap ran, which does not fill the build-ID cache: nothing left to read symbols from"
 	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
-	[replaced-inject-b/plain-bm]="recorded binary replaced and not in the build-ID cache: nothing with its build ID to read symbols from"
 	[split-hotpatch/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
 	[split-madvise/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
 	[btrfs/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
@@ -241,7 +235,9 @@ cell replaced plain-B burn
 # and a real one: the note page not in memory when the library is mapped
 # (map-uncached evicts it), then the file replaced
 for form in plain plain-bm; do cell evicted "$form" uncached; done
-cell overwritten plain burn
+# (classic: the cache's hard link to it is overwritten too; --buildid-mmap
+# keeps a copy)
+for form in plain plain-bm; do cell overwritten "$form" burn; done
 # recorded by the peer perf, its own defaults
 if [ -n "$peer" ]; then
 	for form in peer peer-z peer-pipe; do cell present "$form" burn; done
