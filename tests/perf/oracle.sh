@@ -26,7 +26,8 @@
 # Rows (scenario/form; -bm: perf record --buildid-mmap, else classic):
 #   present/{plain,plain-bm,g-bm,dwarf-bm,a-bm,p,p-bm,z,z-bm,pipe,pipe-bm,
 #            inject-bm,switch,switch-bm}
-#   deleted/{plain,plain-bm,g-bm}         binaries deleted after recording
+#   deleted/{plain,plain-bm,g-bm,z-bm,pipe-bm,switch-bm,p-bm,a-bm}
+#                                         binaries deleted after recording
 #   replaced/{plain,plain-bm,plain-B}     another build of burn and
 #                                         libburn.so (other layout, other
 #                                         names) renamed over them
@@ -224,7 +225,8 @@ for form in plain plain-bm g-bm dwarf-bm a-bm p p-bm z z-bm pipe pipe-bm inject-
 	switch switch-bm; do
 	cell present "$form" burn
 done
-for form in plain plain-bm g-bm; do cell deleted "$form" burn; done
+# (--buildid-mmap in every form keeps the binaries while they run)
+for form in plain plain-bm g-bm z-bm pipe-bm switch-bm p-bm a-bm; do cell deleted "$form" burn; done
 for scen in replaced replaced-inject-b symfs archive; do
 	for form in plain plain-bm; do cell "$scen" "$form" burn; done
 done
