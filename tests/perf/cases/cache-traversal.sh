@@ -12,7 +12,8 @@
 # its build ID to that of a debug file in /usr/lib/debug/.build-id, which
 # perf adds for a binary gone from its path. Also: a directory of the cache
 # that is a symbolic link out of it, and a cache link planted by an older
-# perf that leads out of it (perf archive only). Checked: nothing is made
+# perf that leads out of it (perf archive only), and a name in the cache's
+# own .build-id directory of links. Checked: nothing is made
 # outside ~/.debug (listings of the test directory, which holds HOME and
 # the directory the names lead to, before and after), a message names
 # what was refused, the exit status, and the members of the archive.
@@ -177,6 +178,14 @@ setup=planted_link archive_only=1
 # (perf archive takes only build IDs from perf, never names: it names the
 # ID and the link it refuses)
 variant planted-link /gone/evil7 "$debug_id: the cache link is to"
+# a name in the cache's own directory of links: its entry would take the
+# place of another build ID's link (that of the first .build-id link
+# the recording made, here given another name)
+setup=no_setup archive_only=
+slot=/.build-id/${debug_id:0:2}/${debug_id:2}
+variant build-id-dir "$slot" "$slot"
+result "build-id-dir: no entry made in the place of the ID's link" \
+	[ ! -d "$cache$slot/$debug_id" ]
 # a plain absolute name whose cache entry, as an archive member, would
 # start with "-": tar -T takes such a line as an option
 setup=no_setup archive_only=1
