@@ -72,6 +72,8 @@ asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all
 	env HOME="$u/home" "$@"; }
 if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ]; then
 	skip "a user without capabilities" "needs root and setpriv to become one"
+elif ! asuser test -x "$u/app/vanish"; then
+	skip "a user without capabilities" "nobody cannot reach $u (a parent directory closed to others)"
 elif ! asuser perf record --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
 	"$u/app/vanish" 600000000 >/dev/null 2>"$u/v.err"; then
 	skip "a user without capabilities" "it may not record here: $(head -1 "$u/v.err")"
