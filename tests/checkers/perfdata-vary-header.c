@@ -186,6 +186,17 @@ void features(const struct seed *s, int full)
 				pd_put64(&w, off + 16, 1ULL << 40);
 				emit("-", "feature MEM_TOPOLOGY: nr nodes 1<<40");
 			}
+			/*
+			 * version, block size, nr; the first node's number
+			 * and size, then its bitmap's size in bits: 5.10's
+			 * perf allocated for that size cut to an int (64
+			 * bits) and read 2^26 words into it
+			 */
+			if (s->l.feat[k].bit == F_MEM_TOPOLOGY && size >= 48) {
+				begin(s);
+				pd_put64(&w, off + 40, (1ULL << 32) + 64);
+				emit("-", "feature MEM_TOPOLOGY: first node's bitmap of 2^32+64 bits");
+			}
 			break;
 		case F_BUILD_ID:
 			build_id_table(s, off);
