@@ -30,9 +30,12 @@ set ylabel "ms"
 plot "teardown-this-tree.dat" using 1:2 title "this tree's perf, classic", \
      "" using 1:3 title "this tree's perf, classic -N", \
      "" using 1:4 title "this tree's perf, --buildid-mmap", \
+     "" using 1:5 title "this tree's perf, --buildid-mmap -N", \
      "teardown-debian.dat" using 1:2 title "Debian's perf, classic" dashtype 2, \
      "" using 1:3 title "Debian's perf, classic -N" dashtype 2, \
-     "" using 1:4 title "Debian's perf, --buildid-mmap" dashtype 2
+     "" using 1:4 title "Debian's perf, --buildid-mmap" dashtype 2, \
+     "teardown-mainline-7.3.dat" using 1:2 title "mainline perf 7.3, --no-buildid-mmap" dashtype 3, \
+     "" using 1:4 title "mainline perf 7.3, its default (--buildid-mmap)" dashtype 3
 
 set output "report-startup.png"
 set title "perf report --stdio on the same files, host kernel"

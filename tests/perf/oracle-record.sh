@@ -49,6 +49,10 @@ record() {
 		# the peer perf as its users run it: its defaults
 		opts=()
 		[ "$form" = peer-z ] && opts=(-z)
+		if [ -n "$during" ]; then
+			recorder=$peer record_during "${opts[@]}"
+			return
+		fi
 		if [ "$form" = peer-pipe ]; then
 			piped=1
 			HOME=$r_home run "$peer" record -q -o - -- "${short[@]}" \
@@ -137,12 +141,13 @@ record() {
 	esac
 }
 
-# record_during OPTION...: perf record of the long workload, and the
-# scenario's change of its files ($during) while it runs: half a second
-# of samples before, half a second after, then the workload is ended
+# record_during OPTION...: perf record (THIS_PERF, or $recorder) of the
+# long workload, and the scenario's change of its files ($during) while
+# it runs: half a second of samples before, half a second after, then
+# the workload is ended
 record_during() {
 	local pid wpid="" i
-	HOME=$r_home run "$this" record -q "$@" -o "$rec" -- "${long[@]}" \
+	HOME=$r_home run "${recorder:-$this}" record -q "$@" -o "$rec" -- "${long[@]}" \
 		>/dev/null 2>"$cdir/record.err" &
 	pid=$!
 	bg+=("$pid")

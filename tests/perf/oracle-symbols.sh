@@ -53,12 +53,12 @@ done
 # --- the oracle ---------------------------------------------------------------
 
 # maps DATA [PIPED]: the MMAP/MMAP2 records THIS_PERF prints, as
-# PID TIME START LEN PGOFF ID|- PATH (tab-separated)
+# PID TIME START LEN PGOFF ID|- PATH (tab-separated); its stderr passes
 maps() {
 	if [ -n "${2:-}" ]; then
-		run "$this" script -i - --show-mmap-events <"$1" 2>/dev/null
+		run "$this" script -i - --show-mmap-events <"$1"
 	else
-		run "$this" script -i "$1" --show-mmap-events 2>/dev/null
+		run "$this" script -i "$1" --show-mmap-events
 	fi | awk '
 	/ PERF_RECORD_MMAP2? / {
 		i = index($0, " PERF_RECORD_MMAP")

@@ -34,7 +34,9 @@
 #   evicted/{plain,plain-bm}              libburn.so mapped with its pages
 #                                         evicted (map-uncached: the kernel
 #                                         writes the classic record, also
-#                                         with --buildid-mmap), then replaced
+#                                         with --buildid-mmap, whose perf
+#                                         record reads the ID itself), then
+#                                         replaced
 #   replaced-running/{plain,plain-bm,dwarf-bm}  the same, renamed over
 #                                         them while the workload runs
 #                                         under perf record (half a second
@@ -94,7 +96,9 @@
 # recorded by that perf as its users run it, its own defaults (since 6.17
 # --buildid-mmap, the binaries samples hit cached at the end, no build-ID
 # table since 6.19): peer (a file), peer-z (-z), peer-pipe (a pipe into a
-# file), for the binaries present and replaced after recording.
+# file), for the binaries present, and (a file) deleted, replaced,
+# overwritten after recording, the note page evicted, replaced or
+# deleted while it runs.
 # Columns: THIS_PERF ("this") and each OTHER_PERF (perf-VERSION). A known
 # failure of another reader (by its version, see todo_for) is "ok ...
 # # XFAIL why"; every failure of THIS_PERF is a plain "not ok".
@@ -170,12 +174,15 @@ run() { timeout -k 5 120 "$@"; }
 # Cells where a missing symbol is no failure, for every reader: why.
 declare -A may_miss=(
 	[replaced/plain-B]="recorded without any build ID (perf record -B; the same for a --buildid-mmap record the kernel wrote without one, the note page not in memory at mmap time), then replaced: the file at the path is not the inode the MMAP2 record names, and nothing else is"
-	[evicted/plain-bm]="the kernel wrote the classic record (the note page not in memory at mmap time): no build ID names the file for perf record --buildid-mmap to keep, and once replaced the file at the path is not the inode the record names"
 	[replaced-running/plain]="binary replaced while perf record ran: at its end perf finds another file at the path, so it writes no build ID for it (not the other build's) and caches nothing; nothing with the recorded bytes is left to read symbols from"
 	[deleted-running/plain]="binary deleted while perf record ran: nothing left to read its build ID or symbols from"
 	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
 	[split-hotpatch/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
 	[split-madvise/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
+	[overwritten/peer]="recorded by mainline perf 7.3, whose end pass hard-links the binary into the build-ID cache: cp over it in place after recording overwrote the cache's copy too, and nothing with the recorded bytes is left (this perf's --buildid-mmap keeps a copy: overwritten/plain-bm)"
+	[evicted/peer]="recorded by mainline perf 7.3: the kernel wrote the classic record (the note page not in memory at mmap time) and 7.3 names no build ID for it, so once replaced the file at the path is not the inode the record names (this perf's --buildid-mmap reads the ID and keeps the binary: evicted/plain-bm)"
+	[replaced-running/peer]="recorded by mainline perf 7.3, whose end pass finds another build at the path and caches nothing: nothing with the recorded bytes is left (this perf's --buildid-mmap keeps the binary while it runs: replaced-running/plain-bm)"
+	[deleted-running/peer]="recorded by mainline perf 7.3, whose end pass finds no file at the path: nothing with the recorded bytes is left (this perf's --buildid-mmap keeps the binary while it runs: deleted-running/plain-bm)"
 	[btrfs/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
 	[overlay/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
 )
@@ -196,7 +203,7 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	[67].*"|"btrfs/p | [67].*"|"overlay/p | [67].*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
-	[67].*"|"replaced/plain-B | [67].*"|"evicted/plain-bm)
+	[67].*"|"replaced/plain-B | 7.*"|"evicted/peer)
 		echo "mainline perf reads the file at the path of a record without build ID whatever inode it is: the replacement's symbols for every sample" ;;
 	[67].*"|"gone/p)
 		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
@@ -243,13 +250,18 @@ for form in plain plain-bm; do cell overwritten "$form" burn; done
 # recorded by the peer perf, its own defaults
 if [ -n "$peer" ]; then
 	for form in peer peer-z peer-pipe; do cell present "$form" burn; done
-	cell replaced peer burn
+	for scen in deleted replaced overwritten; do cell "$scen" peer burn; done
+	cell evicted peer uncached
 fi
 # the binaries replaced or deleted while the workload runs under perf
 # record: before the end of a classic recording, with the ID in the
 # kernel's records (-bm), and with DWARF callchains
 for form in plain plain-bm dwarf-bm; do cell replaced-running "$form" burn; done
 for form in plain plain-bm; do cell deleted-running "$form" burn; done
+if [ -n "$peer" ]; then
+	cell replaced-running peer burn
+	cell deleted-running peer burn
+fi
 cell debug-tree plain-bm burn
 for form in plain-bm p-bm; do
 	cell split-hotpatch "$form" split-hotpatch
