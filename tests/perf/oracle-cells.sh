@@ -174,8 +174,9 @@ cell() {
 	setup "$3"
 	# (the peer perf records build IDs in MMAP2 records by default)
 	case $form in *-bm | peer | peer-*) bm=1 ;; esac
-	# (no build ID in the kernel's record of a file not in memory)
-	[ "$scen" = evicted ] && bm=''
+	# (no build ID in the kernel's record of a file not in memory; this
+	# perf's --buildid-mmap fills it in, mainline 7.3 does not)
+	[ "$scen" = evicted ] && [ "$form" = peer ] && bm=''
 	case $scen in
 	btrfs | overlay | shared | gone)
 		ckind=$scen

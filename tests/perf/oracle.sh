@@ -177,9 +177,8 @@ declare -A may_miss=(
 	[overwritten/plain]="the build-ID cache's copy is a hard link to the recorded file, which cp overwrote in place: nothing with the recorded build ID is left"
 	[split-hotpatch/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
 	[split-madvise/p-bm]="a PIE attached to after its code mapping was split, only its debug file left: /proc/PID/maps gives pieces, none of which says where the code segment starts (the debug file's program headers do not give the binary's offsets), so its symbols are left out rather than guessed"
-	[evicted/plain-bm]="the kernel wrote the classic record (the note page not in memory at mmap time): no build ID names the file for perf record --buildid-mmap to keep, and once replaced the file at the path is not the inode the record names"
 	[overwritten/peer]="recorded by mainline perf 7.3, whose end pass hard-links the binary into the build-ID cache: cp over it in place after recording overwrote the cache's copy too, and nothing with the recorded bytes is left (this perf's --buildid-mmap keeps a copy: overwritten/plain-bm)"
-	[evicted/peer]="recorded by mainline perf 7.3: the kernel wrote the classic record (the note page not in memory at mmap time) and 7.3 names no build ID for it, so once replaced the file at the path is not the inode the record names (as for this perf's --buildid-mmap: evicted/plain-bm)"
+	[evicted/peer]="recorded by mainline perf 7.3: the kernel wrote the classic record (the note page not in memory at mmap time) and 7.3 names no build ID for it, so once replaced the file at the path is not the inode the record names (this perf's --buildid-mmap reads the ID and fills it in: evicted/plain-bm)"
 	[replaced-running/peer]="recorded by mainline perf 7.3, whose end pass finds another build at the path and caches nothing: nothing with the recorded bytes is left (this perf's --buildid-mmap keeps the binary while it runs: replaced-running/plain-bm)"
 	[deleted-running/peer]="recorded by mainline perf 7.3, whose end pass finds no file at the path: nothing with the recorded bytes is left (this perf's --buildid-mmap keeps the binary while it runs: deleted-running/plain-bm)"
 	[btrfs/p]="two containers ran different files at one path, recorded without --buildid-mmap and read once they are gone: the build-ID table names files by path only, so no mapping can be given either ID; perf says so and shows no symbols rather than guess"
@@ -202,7 +201,7 @@ todo_for() {
 		echo "mainline perf reads a build ID of 1 or 3 bytes from the file otherwise than the recorded one (symsrc__init: build id mismatch): no symbols" ;;
 	[67].*"|"btrfs/p | [67].*"|"overlay/p | [67].*"|"shared/p)
 		echo "mainline perf gives the build-ID table's IDs by path: the files two containers ran at one path get one container's symbols" ;;
-	[67].*"|"replaced/plain-B | [67].*"|"evicted/plain-bm | 7.*"|"evicted/peer)
+	[67].*"|"replaced/plain-B | 7.*"|"evicted/peer)
 		echo "mainline perf reads the file at the path of a record without build ID whatever inode it is: the replacement's symbols for every sample" ;;
 	[67].*"|"gone/p)
 		echo "mainline perf reads the build ID at the path when perf record ends; with the container gone, that is the file outside it, whose symbols it then gives to the container's samples" ;;
