@@ -197,7 +197,9 @@ cell() {
 	cat "${datas[@]/%/.maps}" >"$cdir/maps"
 	after "$scen" "$form"
 	local mc
-	read -r -a mc <<<"$(mmap_check "$cdir/maps" "$cdir/paths" "$bm" 2>"$cdir/mmap.err")"
+	local anew=''
+	[ "$scen" = evicted ] && case $form in pipe-bm | z-bm) anew=1 ;; esac
+	read -r -a mc <<<"$(mmap_check "$cdir/maps" "$cdir/paths" "$bm" "$anew" 2>"$cdir/mmap.err")"
 	if [ "${mc[0]}" -gt 0 ] && [ "${mc[1]}" -eq 0 ]; then
 		say "# $row/mmap2: ${mc[0]} records of the workload"
 		tap 1 "$row/mmap2: the workload's records, each with $([ -n "$bm" ] && echo "its build ID" || echo "no build ID")"

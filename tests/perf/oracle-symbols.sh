@@ -153,17 +153,22 @@ function check(ipx, sym,   ip, k, best, fb, key, off, va, i, e, found) {
 END { printf "%d %d %d %d %d %d %d\n", checked, wrong, missing, other, unsure, badid, allowed }
 '
 
-# mmap_check MAPS PATHS BM: THIS_PERF's MMAP2 records of the workload
+# mmap_check MAPS PATHS BM [ANEW]: THIS_PERF's MMAP2 records of the workload
 # paths: prints "RECORDS BAD" (BAD: not the kept copy's ID with --buildid-mmap,
-# an ID without)
+# an ID without). ANEW: a classic record is right if a record of the same
+# process and path with the ID follows it (perf record writes it anew
+# where it cannot write into the first: a pipe, -z)
 mmap_check() {
-	awk -v bm="$3" 'FNR == 1 { fi++ }
+	awk -v bm="$3" -v anew="${4:-}" 'FNR == 1 { fi++ }
 		fi == 1 { split($0, f, "\t"); if (f[4] != "") wantp[f[4], f[2]] = f[3]; else want[f[2]] = f[3]; next }
 		{ split($0, f, "\t"); path = f[7]; sub(/ \(deleted\)$/, "", path)
 		  if ((f[1], path) in wantp) id = wantp[f[1], path]
 		  else if (path in want) id = want[path]
 		  else next
+		  if (bm && anew && f[6] == "-") { pend[f[1], path]++; next }
+		  if (bm && anew && f[6] == id) pend[f[1], path] = 0
 		  n++
 		  if (bm ? f[6] != id : f[6] != "-") { bad++; print "MMAP2 of " path " (pid " f[1] "): " f[6] " (want " (bm ? id : "none") ")" > "/dev/stderr" } }
-		END { print n + 0, bad + 0 }' "$2" "$1"
+		END { for (k in pend) if (pend[k]) { bad += pend[k]; print "MMAP2 without ID, none with it after (pid, path " k ")" > "/dev/stderr" }
+		      print n + 0, bad + 0 }' "$2" "$1"
 }

@@ -31,7 +31,7 @@
 #   replaced/{plain,plain-bm,plain-B}     another build of burn and
 #                                         libburn.so (other layout, other
 #                                         names) renamed over them
-#   evicted/{plain,plain-bm}              libburn.so mapped with its pages
+#   evicted/{plain,plain-bm,z-bm,pipe-bm} libburn.so mapped with its pages
 #                                         evicted (map-uncached: the kernel
 #                                         writes the classic record, also
 #                                         with --buildid-mmap), then replaced
@@ -241,7 +241,7 @@ done
 cell replaced plain-B burn
 # and a real one: the note page not in memory when the library is mapped
 # (map-uncached evicts it), then the file replaced
-for form in plain plain-bm; do cell evicted "$form" uncached; done
+for form in plain plain-bm z-bm pipe-bm; do cell evicted "$form" uncached; done
 # (classic: the cache's hard link to it is overwritten too; --buildid-mmap
 # keeps a copy)
 for form in plain plain-bm; do cell overwritten "$form" burn; done
