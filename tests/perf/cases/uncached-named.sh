@@ -73,12 +73,14 @@ perf report --stdio -q --sort sym -i "$t/one.data" 2>/dev/null | awk '{ print $N
 result "replaced after recording: the samples get burn_lib" grep -qx burn_lib "$t/one.syms"
 result "replaced after recording: none of the other build's" not_grep -x burn_lib_v2 "$t/one.syms"
 
-# two builds at one path, each mapped uncached, in one recording
+# two builds at one path, each mapped uncached, in one recording (the
+# second a moment after its rename: perf record trusts no file whose
+# ctime is within a clock tick of its reading the record)
 rm -rf "$HOME/.debug"
 cp "$w/libburn.so" "$lib"
 perf record -q --buildid-mmap -e cpu-clock:u -o "$t/two.data" -- /bin/sh -c "
 	'$w/map-uncached' '$lib' $off1 300 && cp '$t/v2.so' '$lib.new' &&
-	mv '$lib.new' '$lib' && '$w/map-uncached' '$lib' $off2 300" >/dev/null 2>&1
+	mv '$lib.new' '$lib' && sleep 0.1 && '$w/map-uncached' '$lib' $off2 300" >/dev/null 2>&1
 result "two builds at one path: each record its own build's ID" \
 	[ "$(lib_ids "$t/two.data" | tr '\n' ' ')" = "$id1 $id2 " ]
 rm "$lib"
