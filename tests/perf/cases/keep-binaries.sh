@@ -67,14 +67,17 @@ result "-N: nothing kept" not_cached "$(id_of "$w/unwind-v1")"
 u=$t/user
 mkdir -p "$u/home" "$u/app"
 cp "$w/vanish" "$u/app/vanish"
+# (this perf itself, wherever its build lies: nobody may not reach it,
+# and would run another perf from PATH)
+cp "$(command -v perf)" "$u/perf"
 chown -R nobody "$u"
 asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 	env HOME="$u/home" "$@"; }
 if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ]; then
 	skip "a user without capabilities" "needs root and setpriv to become one"
-elif ! asuser test -x "$u/app/vanish"; then
+elif ! asuser test -x "$u/app/vanish" || ! asuser test -x "$u/perf"; then
 	skip "a user without capabilities" "nobody cannot reach $u (a parent directory closed to others)"
-elif ! asuser perf record --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
+elif ! asuser "$u/perf" record --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
 	"$u/app/vanish" 600000000 >/dev/null 2>"$u/v.err"; then
 	skip "a user without capabilities" "it may not record here: $(head -1 "$u/v.err")"
 else
@@ -82,7 +85,7 @@ else
 		grep -q "^1 binary that ran could not be kept in the build-ID cache" "$u/v.err"
 	result "and nothing kept for it" not_cached "$vid" "$u/home"
 	cp "$w/vanish" "$u/app/vanish"
-	asuser perf record -v --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
+	asuser "$u/perf" record -v --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
 		"$u/app/vanish" 600000000 >/dev/null 2>"$u/vv.err"
 	result "-v names it: its build ID, path and why" \
 		grep -q "^  $vid $u/app/vanish: no permission" "$u/vv.err"

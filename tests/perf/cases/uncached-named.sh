@@ -107,15 +107,19 @@ u=$t/user
 lib=$u/app/libburn.so
 mkdir -p "$u/home" "$u/app"
 cp "$w/libburn.so" "$lib"
+# (this perf and the workload, wherever the build lies: nobody may not
+# reach it, and would run another perf from PATH)
+cp "$(command -v perf)" "$u/perf"
+cp "$w/map-uncached" "$u/map-uncached"
 chown -R nobody "$u"
 asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 	env HOME="$u/home" "$@"; }
 if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ]; then
 	skip "a user without capabilities" "needs root and setpriv to become one"
-elif ! asuser test -x "$w/map-uncached" || ! asuser test -r "$lib"; then
-	skip "a user without capabilities" "nobody cannot reach $w or $u (a parent directory closed to others)"
-elif ! asuser perf record --buildid-mmap -e cpu-clock:u -o "$u/u.data" -- \
-	"$w/map-uncached" "$lib" "$off1" 300 >/dev/null 2>"$u/u.err"; then
+elif ! asuser test -x "$u/map-uncached" || ! asuser test -x "$u/perf"; then
+	skip "a user without capabilities" "nobody cannot reach $u (a parent directory closed to others)"
+elif ! asuser "$u/perf" record --buildid-mmap -e cpu-clock:u -o "$u/u.data" -- \
+	"$u/map-uncached" "$lib" "$off1" 300 >/dev/null 2>"$u/u.err"; then
 	skip "a user without capabilities" "it may not record here: $(head -1 "$u/u.err")"
 else
 	# (perf reads a file of another user only with -f)
