@@ -54,8 +54,8 @@ id() {
 bm=--buildid-mmap
 [ "${EXPECT:-}" != classic ] || bm=
 mmaps() {
-	# shellcheck disable=SC2086 # $bm: one option or none
-	perf record -q $bm -e cpu-clock:u -o $data -- "$@" \
+	# shellcheck disable=SC2086 # $bm, $NOKEEP: one option or none
+	perf record -q $bm ${NOKEEP:-} -e cpu-clock:u -o $data -- "$@" \
 		>/dev/null 2>/scratch/fs.err
 	perf script -i $data --show-mmap-events 2>/dev/null |
 		grep 'PERF_RECORD_MMAP2.* r-xp '
@@ -71,15 +71,17 @@ rec_id() {
 	esac
 }
 
-# exec and mmap from DIR, then eviction: the classic record while the
-# library is not cached, its ID again once it is
+# exec and mmap from DIR, then eviction: the kernel's classic record while
+# the library is not cached (-N: perf record, which fills in the ID of such
+# a record where it can read the file, keeps nothing), its ID again once it
+# is
 run_and_evict() { # NAME DIR
 	m=$(mmaps "$2/burn" 1)
 	result "$1/exec: the program's ID" "$(rec_id "$2/burn")" "$(id burn)"
 	result "$1/mmap: the library's ID" "$(rec_id "$2/libburn.so")" "$(id libburn.so)"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	m=$(mmaps "$W/map-uncached" "$2/libburn.so" "$LIBOFF" 20)
+	m=$(NOKEEP=-N mmaps "$W/map-uncached" "$2/libburn.so" "$LIBOFF" 20)
 	if grep -q 'stay cached' /scratch/fs.err; then
 		n=$((n + 1))
 		echo "ok $n $1/evicted library: the classic record # SKIP $(cat /scratch/fs.err)"
