@@ -72,8 +72,9 @@ POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes of
 # 5.10's perf carry; PERF_TESTS_N tests match them.
-PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary')
-PERF_TESTS_N=6
+PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
+	'files of their own' 'outside the cache')
+PERF_TESTS_N=8
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
