@@ -70,11 +70,11 @@ LINUX=${LINUX:-${KERNEL_TREE:-$BUILD/linux}}
 KOUT=${KOUT:-$ARCH_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
-# build IDs in MMAP2 records, and the shell tests that the fixes of
-# 5.10's perf carry; PERF_TESTS_N tests match them.
+# build IDs in MMAP2 records, and the shell tests that the fixes and the
+# extensions of the series carry; PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
-	'files of their own' 'outside the cache')
-PERF_TESTS_N=8
+	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording')
+PERF_TESTS_N=10
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
