@@ -73,8 +73,9 @@ POUT=${POUT:-$BUILD/perf}
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
 # extensions of the series carry; PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
-	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording')
-PERF_TESTS_N=10
+	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
+	'the binaries a recording names')
+PERF_TESTS_N=11
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm

@@ -13,7 +13,10 @@
  * The counts are of guest instructions, kernel and user, from the start
  * mark to the end mark, so a span that an interrupt hit counts more: the
  * median is the figure to read. The counter is one for the whole machine,
- * so the guest must have one vCPU (-smp 1).
+ * so the guest must have one vCPU (-smp 1), or, with whole=1, run under
+ * -icount, which runs its vCPUs one at a time: a span then counts the
+ * instructions of every vCPU while it is open (the others' interrupts and
+ * IPIs too).
  *
  * With profile=TAG (up to 4 times) it also writes, for the spans of that
  * tag, where their instructions ran: one line per translation block
@@ -21,6 +24,7 @@
  * summed over all spans, for scripts/lib/insn-profile to put names on.
  *
  * usage: qemu-system-... -smp 1 -plugin insn-count.so,out=FILE[,profile=TAG]
+ *        qemu-system-... -smp N -icount shift=0 -plugin insn-count.so,out=FILE,whole=1
  *
  * QEMU's plugin API (version 1, QEMU 7.2) is declared here by hand:
  * Debian ships no qemu-plugin.h.
@@ -221,11 +225,13 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			       int argc, char **argv)
 {
 	const char *path = NULL;
-	int i;
+	int i, whole = 0;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			path = argv[i] + 4;
+		} else if (!strcmp(argv[i], "whole=1")) {
+			whole = 1;
 		} else if (!strncmp(argv[i], "profile=", 8) && nr_profiles < MAX_PROFILES) {
 			struct profile *p = &profiles[nr_profiles++];
 
@@ -240,11 +246,11 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		}
 	}
 	if (!path) {
-		qemu_plugin_outs("insn-count: usage: -plugin insn-count.so,out=FILE[,profile=TAG]...\n");
+		qemu_plugin_outs("insn-count: usage: -plugin insn-count.so,out=FILE[,profile=TAG]...[,whole=1]\n");
 		return -1;
 	}
-	if (!info->system_emulation || info->system.smp_vcpus != 1) {
-		qemu_plugin_outs("insn-count: needs a system guest with one vCPU (-smp 1)\n");
+	if (!info->system_emulation || (info->system.smp_vcpus != 1 && !whole)) {
+		qemu_plugin_outs("insn-count: needs a system guest with one vCPU (-smp 1), or whole=1 and -icount\n");
 		return -1;
 	}
 	out = fopen(path, "w");

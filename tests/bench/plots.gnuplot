@@ -64,3 +64,21 @@ set ylabel "extra instructions per exec, %"
 set yrange [0:*]
 plot "insns-exec.dat" using 2:xtic(1) title "5.10.262 + series", \
      "" using 3 title "6.12.117 (mainline)"
+
+# scaling.dat: cpus, then 5.10-series: data-file fork-exec libc, then
+# 6.12-mainline: data-file fork-exec libc (bench-report sorts them so)
+set output "scaling.png"
+set title "Listeners on every CPU (perf record -a --buildid-mmap): what they add per mmap()"
+set xlabel "guest CPUs"
+set ylabel "guest instructions added per mmap()+munmap()"
+unset style
+set style data linespoints
+set logscale x 2
+set xrange [0.9:72]
+set yrange [0:*]
+set key bottom right
+set xtics (1, 2, 4, 8, 16, 32, 64)
+plot "scaling.dat" using 1:2 title "5.10.262 + series, data file", \
+     "" using 1:5 title "6.12.117 (mainline), data file", \
+     "" using 1:4 title "5.10.262 + series, libc", \
+     "" using 1:7 title "6.12.117 (mainline), libc"

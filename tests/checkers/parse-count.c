@@ -65,6 +65,8 @@ static const struct {
 	  { BUILD_ID | MMAP2 | OTHER_CPU, 0 }, PROT_READ | PROT_EXEC, 1 },
 	{ "build_id listener bound to another CPU, data mapping it does not watch",
 	  { BUILD_ID | MMAP2 | OTHER_CPU, 0 }, PROT_READ, 0 },
+	{ "build_id listener bound to another CPU watching data mappings",
+	  { BUILD_ID | MMAP2 | OTHER_CPU | DATA, 0 }, PROT_READ, 1 },
 };
 
 /* the task runs on cpus[0] while a case has a listener bound to a CPU */
