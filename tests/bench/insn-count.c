@@ -13,10 +13,10 @@
  * The counts are of guest instructions, kernel and user, from the start
  * mark to the end mark, so a span that an interrupt hit counts more: the
  * median is the figure to read. The counter is one for the whole machine,
- * so the guest must have one vCPU (-smp 1), or, with whole=1, run under
- * -icount, which runs its vCPUs one at a time: a span then counts the
- * instructions of every vCPU while it is open (the others' interrupts and
- * IPIs too).
+ * so the guest must have one vCPU (-smp 1), or, with whole=1, run its
+ * vCPUs one at a time (-accel tcg,thread=single; -icount with several
+ * vCPUs never brings the others up): a span then counts the instructions
+ * of every vCPU while it is open (the others' interrupts and IPIs too).
  *
  * With profile=TAG (up to 4 times) it also writes, for the spans of that
  * tag, where their instructions ran: one line per translation block
@@ -24,7 +24,7 @@
  * summed over all spans, for scripts/lib/insn-profile to put names on.
  *
  * usage: qemu-system-... -smp 1 -plugin insn-count.so,out=FILE[,profile=TAG]
- *        qemu-system-... -smp N -icount shift=0 -plugin insn-count.so,out=FILE,whole=1
+ *        qemu-system-... -accel tcg,thread=single -smp N -plugin insn-count.so,out=FILE,whole=1
  *
  * QEMU's plugin API (version 1, QEMU 7.2) is declared here by hand:
  * Debian ships no qemu-plugin.h.
