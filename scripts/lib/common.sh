@@ -60,6 +60,24 @@ if [ "$GUEST_ARCH" = x86_64 ]; then
 else
 	ARCH_BUILD=$BUILD/$GUEST_ARCH
 fi
+# PAGES=16k|64k (arm64 only): the guest kernel with that page size, built
+# in build/arm64-16k/kernel or build/arm64-64k/kernel with
+# configs/pages/arm64-PAGES.config as well. Its userspace is arm64's own
+# (static, its segments aligned to 64 KiB, so it runs at every size).
+GUEST_PAGES=${PAGES:-${GUEST_PAGES:-}}
+export GUEST_PAGES
+unset PAGES
+KERNEL_BUILD=$ARCH_BUILD
+PAGES_FRAGMENT=
+if [ -n "$GUEST_PAGES" ]; then
+	PAGES_FRAGMENT=$TOP/configs/pages/$GUEST_ARCH-$GUEST_PAGES.config
+	if [ ! -f "$PAGES_FRAGMENT" ]; then
+		printf '%s: error: PAGES=%s: no such page size for %s (configs/pages/ has them)\n' \
+			"$(basename "$0")" "$GUEST_PAGES" "$GUEST_ARCH" >&2
+		exit 2
+	fi
+	KERNEL_BUILD=$BUILD/$GUEST_ARCH-$GUEST_PAGES
+fi
 
 # The kernel source tree the series is applied in: the user's own
 # (KERNEL_TREE=) or the one made from the pinned base. LINUX and KOUT
@@ -67,15 +85,15 @@ fi
 # and SOUT to build perf and the selftests elsewhere; WOUT holds the
 # test workloads.
 LINUX=${LINUX:-${KERNEL_TREE:-$BUILD/linux}}
-KOUT=${KOUT:-$ARCH_BUILD/kernel}
+KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
 # extensions of the series carry; PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
-	'the binaries a recording names')
-PERF_TESTS_N=11
+	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record')
+PERF_TESTS_N=13
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm

@@ -8,7 +8,9 @@
  * back, as hot patching does, or an madvise(MADV_HUGEPAGE)), which splits
  * the mapping there, then creates READY_FILE and runs hot_function N
  * times. Built with -fno-toplevel-reorder, so that the functions stay in
- * this order. SALT gives a copy a build ID of its own.
+ * this order. SALT gives a copy a build ID of its own, PAD_BYTES pads
+ * of another size (three pads of at least one page each leave a whole
+ * page to split off at any page size).
  */
 #ifndef SALT
 #define SALT "split-text"
@@ -22,8 +24,14 @@
 
 static const char salt[] __attribute__((used)) = SALT;
 
+/* each pad's size: -DPAD_BYTES=65536 for pages of up to 64 KiB */
+#ifndef PAD_BYTES
+#define PAD_BYTES 12288
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define PAD(n) __attribute__((noinline, used)) void innocent_pad##n(void) \
-	{ asm volatile(".skip 12288, 0x90"); }
+	{ asm volatile(".skip " STR(PAD_BYTES) ", 0x90"); }
 PAD(1)
 PAD(2)
 PAD(3)
