@@ -145,7 +145,7 @@ static void put_phdr(uint8_t *b, int is64, int i, uint32_t type, uint64_t off,
 static void gen_crafted(struct pfile *p, uint64_t *rs, uint8_t *b)
 {
 	int is64 = p->kind != K_ELF32, nph = 1;
-	size_t note = p->kind == K_PAGE2 ? 2 * PAGE : 0x200, n1 = 0, n2 = 0, i;
+	size_t note = p->kind == K_PAGE2 ? 2 * LAYOUT_PAGE : 0x200, n1 = 0, n2 = 0, i;
 	uint16_t type = p->kind == K_REL ? ET_REL : is64 ? ET_DYN : ET_EXEC;
 
 	memset(b, 0, FLEN);
@@ -179,7 +179,7 @@ static void gen_crafted(struct pfile *p, uint64_t *rs, uint8_t *b)
 		p->flip_off = 0x400;
 		p->flip_len = 64;
 	}
-	put_phdr(b, is64, 0, PT_LOAD, 0, FLEN, PAGE);
+	put_phdr(b, is64, 0, PT_LOAD, 0, FLEN, LAYOUT_PAGE);
 	if (n1)
 		put_phdr(b, is64, nph++, PT_NOTE, note, n1, 4);
 	if (n2)

@@ -33,6 +33,7 @@
 
 struct pfile files[40];
 unsigned int nfiles;
+size_t page_size;
 pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 char dir[PATH_MAX];
 size_t dirlen;
@@ -203,6 +204,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
 		return 0;
+	page_size = sysconf(_SC_PAGESIZE);
 	for (i = 1; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--allow-leak"))
 			allow_leak = 1;

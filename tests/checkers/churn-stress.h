@@ -44,8 +44,9 @@
 
 #define MISC_BUILD_ID	(1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 #define ID_MAX		ELF_ID_MAX
-#define PAGE		4096
-#define FLEN		(3 * PAGE)	/* the crafted files */
+#define LAYOUT_PAGE	4096		/* the crafted files' layout */
+#define FLEN		(3 * LAYOUT_PAGE)	/* the crafted files */
+#define PAGE		page_size	/* mappings and ring buffers */
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
 #define MAPPERS		2
 #define WRITERS		2
@@ -55,6 +56,7 @@
 #define TORN_SPAN	4
 
 extern char **environ;
+extern size_t page_size;		/* sysconf(_SC_PAGESIZE) */
 
 /* ---- the files ---- */
 

@@ -164,7 +164,7 @@ void *writer(void *arg)
 void *mapper(void *arg)
 {
 	struct { void *addr; size_t len; } slot[8] = { { 0 } };
-	char path[PATH_MAX], page[PAGE];
+	char path[PATH_MAX], page[LAYOUT_PAGE];
 	unsigned int s, prot, flags;
 	size_t len;
 	uint64_t rs;
