@@ -189,8 +189,11 @@ run_case() {
 }
 
 if [ "$1" = --check ]; then
-	cp "$3" "$t/keep/split-given" && prepare given
-	check_case "$2" given "$4" "$5" "${6:-}"
+	# named after the case, so that each case's results have names of
+	# their own
+	v=${2//\//-}
+	cp "$3" "$t/keep/split-$v" && prepare "$v"
+	check_case "$2" "$v" "$4" "$5" "${6:-}"
 	finish
 fi
 mkdir -p "$t/home-rec"
