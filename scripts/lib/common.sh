@@ -92,8 +92,9 @@ POUT=${POUT:-$BUILD/perf}
 # extensions of the series carry; PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
-	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record')
-PERF_TESTS_N=13
+	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
+	'no bytes of a build renamed' 'named by no ID')
+PERF_TESTS_N=15
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
