@@ -94,8 +94,8 @@ POUT=${POUT:-$BUILD/perf}
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
 	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
-	'did not cache them')
-PERF_TESTS_N=17
+	'did not cache them' 'deleted after a dwarf recording')
+PERF_TESTS_N=18
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
