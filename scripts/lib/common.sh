@@ -89,7 +89,7 @@ KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
-# extensions of the series carry (those of 58, 59 and 73-74 match
+# extensions of the series carry (those of 59, 60 and 71-72 match
 # 'renamed over' and buildid-mmap); PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
