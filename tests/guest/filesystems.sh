@@ -119,7 +119,14 @@ container() {
 				/app/burn 20000; exit \$?'" >/scratch/c-$when.out 2>&1 &
 		cpid=$!
 		if [ $when = after ]; then
-			sleep 2
+			# once burn runs: sha256sum and the shell's loop take
+			# from 2 to over 30 s under TCG, by kernel and load
+			i=0
+			while ! grep -qx burn /proc/[0-9]*/comm 2>/dev/null &&
+				[ $i -lt 1200 ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
 			perf record -q -a --buildid-mmap -e cpu-clock -o /scratch/c-$when.data \
 				-- sleep 3 >/dev/null 2>&1 &
 			rec=$!
