@@ -96,8 +96,8 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
 	'did not cache them' 'deleted after a dwarf recording' 'debug file alone'
 	'debuginfod support' 'asks debuginfod' 'never answers' 'mount namespace of its own'
-	'one path, two builds')
-PERF_TESTS_N=27
+	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's")
+PERF_TESTS_N=30
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
