@@ -89,15 +89,16 @@ KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
-# extensions of the series carry (those of 34, 59, 60, 62, 68 and 71-72
-# match 'renamed over' and buildid-mmap); PERF_TESTS_N tests match them.
+# extensions of the series carry (those of 34, 56, 59, 60, 62, 68 and
+# 71-72 match 'renamed over' and buildid-mmap); PERF_TESTS_N tests match
+# them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
 	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
 	'did not cache them' 'deleted after a dwarf recording' 'debug file alone'
 	'debuginfod support' 'asks debuginfod' 'never answers' 'mount namespace of its own'
 	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's")
-PERF_TESTS_N=30
+PERF_TESTS_N=31
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
