@@ -97,8 +97,9 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
 	'did not cache them' 'deleted after a dwarf recording' 'debug file alone'
 	'debuginfod support' 'asks debuginfod' 'never answers' 'mount namespace of its own'
-	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's")
-PERF_TESTS_N=31
+	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's"
+	'0 bytes is no build ID' 'no shell command')
+PERF_TESTS_N=33
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
