@@ -98,8 +98,9 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'did not cache them' 'deleted after a dwarf recording' 'debug file alone'
 	'debuginfod support' 'asks debuginfod' 'never answers' 'mount namespace of its own'
 	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's"
-	'0 bytes is no build ID' 'no shell command' 'past the first note segment')
-PERF_TESTS_N=34
+	'0 bytes is no build ID' 'no shell command' 'past the first note segment'
+	'8 and 16 bytes')
+PERF_TESTS_N=35
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
