@@ -99,8 +99,10 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'debuginfod support' 'asks debuginfod' 'never answers' 'mount namespace of its own'
 	'one path, two builds' COMPRESSED2 'jitdump file' "another kernel's"
 	'0 bytes is no build ID' 'no shell command' 'past the first note segment'
-	'8 and 16 bytes')
-PERF_TESTS_N=35
+	'8 and 16 bytes' 'without events' 'impossible number of CPUs' 'stat round in a perf record'
+	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
+	'MEM_TOPOLOGY bitmap' 'name does not end in it')
+PERF_TESTS_N=43
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
