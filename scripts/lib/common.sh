@@ -90,8 +90,8 @@ POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
 # extensions of the series carry (those of 34, 56, 59, 60, 62, 68 and
-# 71-72 match 'renamed over' and buildid-mmap); PERF_TESTS_N tests match
-# them.
+# 71-72 match 'renamed over' and buildid-mmap, that of 7 MMAP2);
+# PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
 	'the binaries a recording names' 'build ID of one byte' 'replaced after perf record'
@@ -101,8 +101,9 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'0 bytes is no build ID' 'no shell command' 'past the first note segment'
 	'8 and 16 bytes' 'without events' 'impossible number of CPUs' 'stat round in a perf record'
 	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
-	'MEM_TOPOLOGY bitmap' 'name does not end in it')
-PERF_TESTS_N=43
+	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
+	'every tool reads the compressed' 'of a newer perf')
+PERF_TESTS_N=47
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
