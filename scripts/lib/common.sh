@@ -90,7 +90,7 @@ POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
 # extensions of the series carry (those of 34, 56, 59, 60, 62, 68 and
-# 71-72 match 'renamed over' and buildid-mmap, that of 7 MMAP2);
+# 71-72 match 'renamed over' and buildid-mmap, those of 7 and 41 MMAP2);
 # PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
@@ -102,7 +102,7 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'8 and 16 bytes' 'without events' 'impossible number of CPUs' 'stat round in a perf record'
 	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
 	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
-	'every tool reads the compressed' 'of a newer perf' 'name longer than a path')
+	'every tool reads the compressed' 'of a newer perf')
 PERF_TESTS_N=48
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
