@@ -102,8 +102,8 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'8 and 16 bytes' 'without events' 'impossible number of CPUs' 'stat round in a perf record'
 	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
 	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
-	'every tool reads the compressed' 'of a newer perf')
-PERF_TESTS_N=48
+	'every tool reads the compressed' 'of a newer perf' 'count its section cannot hold')
+PERF_TESTS_N=49
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
