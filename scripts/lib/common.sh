@@ -181,10 +181,22 @@ worktree_checkout_locked() {
 
 # format_series DIR: the commits above the base as format-patch files in
 # DIR, with the options that make them depend on the commits alone (--abbrev:
-# the index lines do not vary with the number of objects in the tree).
+# the index lines do not vary with the number of objects in the tree). A
+# commit's git note (the checkpatch exceptions it keeps, and why) goes
+# below its "---", where git am leaves it out of the commit message.
 format_series() {
 	git -C "$LINUX" format-patch -q --zero-commit --no-signature --cover-letter --abbrev=7 \
-		--subject-prefix=PATCH -o "$1" "$BASE_TAG..HEAD"
+		--notes --subject-prefix=PATCH -o "$1" "$BASE_TAG..HEAD"
+}
+
+# patch_notes FILE: the "Notes:" block format_series wrote below the "---"
+# of patch FILE, unindented; nothing when it has none
+patch_notes() {
+	awk '/^---$/ && !cut { cut = 1; next }
+		cut && /^diff --git / { exit }
+		cut && /^Notes:$/ { on = 1; next }
+		on && /^$/ { exit }
+		on { sub(/^    /, ""); print }' "$1"
 }
 
 jobs_n() {
