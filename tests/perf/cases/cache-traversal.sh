@@ -22,7 +22,7 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 w=$(cd "$1" && pwd) || exit 1
 t=$(mktemp -d "${TMPDIR:-/tmp}/cache-traversal.XXXXXX")
-trap ':' EXIT
+trap 'rm -rf "$t"' EXIT
 export HOME=$t/home # the build-ID cache, ~/.debug, starts empty
 out=$t/out          # where the crafted names lead, outside HOME
 work=$t/work        # the test's own files
