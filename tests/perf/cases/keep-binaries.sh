@@ -63,30 +63,43 @@ perf record -q -N --buildid-mmap -e cpu-clock:u -o "$t/n.data" -- \
 	"$t/app/prog" 50000000 >/dev/null 2>&1
 result "-N: nothing kept" not_cached "$(id_of "$w/unwind-v1")"
 
-# a user without CAP_SYS_ADMIN: /proc/PID/map_files is closed to it
+# a user without CAP_SYS_ADMIN: /proc/PID/map_files is closed to it. The
+# program is started through a descriptor of its file, deleted before
+# (vanish then deletes nothing): deleted as it starts, it could still be
+# at its path when perf record, slowed down on a busy machine, looked.
 u=$t/user
 mkdir -p "$u/home" "$u/app"
-cp "$w/vanish" "$u/app/vanish"
 # (this perf itself, wherever its build lies: nobody may not reach it,
 # and would run another perf from PATH)
 cp "$(command -v perf)" "$u/perf"
 chown -R nobody "$u"
 asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 	env HOME="$u/home" "$@"; }
+# record_deleted OUT ERR [OPTION...]: nobody's perf record of vanish, its
+# file deleted before it starts
+record_deleted() {
+	local out=$1 err=$2 rc
+	shift 2
+	cp "$w/vanish" "$u/app/vanish"
+	exec 3<"$u/app/vanish"
+	rm "$u/app/vanish"
+	asuser "$u/perf" record "$@" --buildid-mmap -e cpu-clock:u -o "$out" -- \
+		/proc/self/fd/3 600000000 >/dev/null 2>"$err"
+	rc=$?
+	exec 3<&-
+	return $rc
+}
 if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ]; then
 	skip "a user without capabilities" "needs root and setpriv to become one"
-elif ! asuser test -x "$u/app/vanish" || ! asuser test -x "$u/perf"; then
+elif ! asuser test -x "$u/perf"; then
 	skip "a user without capabilities" "nobody cannot reach $u (a parent directory closed to others)"
-elif ! asuser "$u/perf" record --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
-	"$u/app/vanish" 600000000 >/dev/null 2>"$u/v.err"; then
+elif ! record_deleted "$u/v.data" "$u/v.err"; then
 	skip "a user without capabilities" "it may not record here: $(head -1 "$u/v.err")"
 else
 	result "a user without capabilities: one line says a binary could not be kept" \
 		grep -q "^1 binary that ran could not be kept in the build-ID cache" "$u/v.err"
 	result "and nothing kept for it" not_cached "$vid" "$u/home"
-	cp "$w/vanish" "$u/app/vanish"
-	asuser "$u/perf" record -v --buildid-mmap -e cpu-clock:u -o "$u/v.data" -- \
-		"$u/app/vanish" 600000000 >/dev/null 2>"$u/vv.err"
+	record_deleted "$u/v.data" "$u/vv.err" -v
 	result "-v names it: its build ID, path and why" \
 		grep -q "^  $vid $u/app/vanish: no permission" "$u/vv.err"
 fi
