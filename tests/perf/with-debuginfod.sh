@@ -23,7 +23,7 @@ port=8002
 db=$(mktemp "${TMPDIR:-/tmp}/debuginfod.XXXXXX") || exit 125
 debuginfod -F -p "$port" -d "$db" -t 0 -g 0 -c 1 "$dir" >"$db.log" 2>&1 &
 srv=$!
-trap 'kill -KILL "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; rm -f "$db" "$db".*' EXIT
+trap 'kill -KILL "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; rm -f "$db" "$db".* "$db"-shm "$db"-wal' EXIT
 # serves ID: the server answers 200 for ID's executable
 serves() {
 	local line
