@@ -37,10 +37,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	path[len] = '\0';
-	/* started through a descriptor of its file, deleted already */
-	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
-		;
-	else if (unlink(path)) {
+	/* (started through a descriptor of its file, deleted already) */
+	if (!(len > 10 && !strcmp(path + len - 10, " (deleted)")) && unlink(path)) {
 		perror(path);
 		return 1;
 	}
