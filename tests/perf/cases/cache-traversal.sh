@@ -160,7 +160,7 @@ variant() {
 	result "$label: archive: nothing made outside ~/.debug" nothing_new "$before"
 	result "$label: archive: the members stay in the archive's root, all from ~/.debug" \
 		archive_members_inside "$data"
-	if [ -n "$archive_only" ]; then
+	if [ -n "$archive_only" ] && [ -n "$what" ]; then
 		result "$label: archive: a message names the path # $what" says "$work/archive.out" "$what"
 	fi
 }
@@ -175,9 +175,8 @@ variant link-dir /lnk/evil5 "$cache/lnk"
 setup=link_build_id
 variant link-build-id /gone/evil6 "$cache/.build-id"
 setup=planted_link archive_only=1
-# (perf archive takes only build IDs from perf, never names: it names the
-# ID and the link it refuses)
-variant planted-link /gone/evil7 "$debug_id: the cache link is to"
+# (perf names the link it refuses, ~/.debug/.build-id/xx/...)
+variant planted-link /gone/evil7 "${debug_id:2} is a link to ../../"
 # a name in the cache's own directory of links: its entry would take the
 # place of another build ID's link (that of the first .build-id link
 # the recording made, here given another name)
@@ -186,8 +185,17 @@ slot=/.build-id/${debug_id:0:2}/${debug_id:2}
 variant build-id-dir "$slot" "$slot"
 result "build-id-dir: no entry made in the place of the ID's link" \
 	[ ! -d "$cache$slot/$debug_id" ]
-# a plain absolute name whose cache entry, as an archive member, would
-# start with "-": tar -T takes such a line as an option
-setup=no_setup archive_only=1
-variant dash "/--files-from=$out/evil8" "--files-from=$out/evil8"
+# a plain absolute name whose cache entry, as an archive member, starts
+# with "-": tar -T takes such a line as an option unless --null, and
+# --files-from=LIST would pack what LIST names (a file outside ~/.debug,
+# which archive_members_inside would find)
+file_list() { echo hush >"$out/secret" && echo "$out/secret" >"$out/evil8"; }
+# dash_packed: the entry is in the archive under its own name
+dash_packed() {
+	tar tjf "$work/dash.data.tar.bz2" 2>/dev/null |
+		grep -qxF -- "--files-from=$out/evil8/$debug_id/"
+}
+setup=file_list archive_only=1
+variant dash "/--files-from=$out/evil8" ""
+result "dash: archive: the entry packed under its name, not read as an option" dash_packed
 echo "1..$n"

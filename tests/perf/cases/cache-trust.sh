@@ -108,16 +108,17 @@ else
 	result "the recording renamed to a name with a newline" false
 	sed 's/^/# /' "$t/rename.err"
 fi
-# and the plain recording: -a --null names its binary, NUL-ended, and
-# perf archive packs it from the cache -a filled
+# and the plain recording: -a --null names its binary's cache link and
+# entry, NUL-ended, and perf archive packs it from the cache -a filled
 perf buildid-cache -a "$t/rec.data" --null >"$t/ids0" 2>/dev/null
-# nul_ids_have FILE ID: FILE is build IDs each ended by a NUL, ID among them
-nul_ids_have() {
-	[ "$(tr -d '\0' <"$1" | tr -d '0-9a-f' | wc -c)" = 0 ] &&
-		[ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 00 ] &&
-		tr '\0' '\n' <"$1" | grep -qx "$2"
+# nul_entry_has FILE ID: FILE is paths each ended by a NUL, among them the
+# cache link of ID and its entry's directory, .../ID, which are there
+nul_entry_has() {
+	[ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 00 ] &&
+		tr '\0' '\n' <"$1" | grep -qx "\.build-id/${2:0:2}/${2:2}" &&
+		[ -d "$cache/$(tr '\0' '\n' <"$1" | grep "/$2\$" | head -1)" ]
 }
-result "buildid-cache -a --null: the binary's ID, each ID ended by a NUL" nul_ids_have "$t/ids0" "$id"
+result "buildid-cache -a --null: the binary's cache link and entry, each ended by a NUL" nul_entry_has "$t/ids0" "$id"
 perf archive "$t/rec.data" >/dev/null 2>&1
 result "perf archive: the archive has the recorded binary # $id" has_member "$t/rec.data.tar.bz2" "$id"
 echo "1..$n"
