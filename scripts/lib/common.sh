@@ -89,8 +89,8 @@ KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
-# extensions of the series carry (those of 34, 56, 59, 60, 62, 68 and
-# 71-72 match 'renamed over' and buildid-mmap, those of 7 and 41 MMAP2);
+# extensions of the series carry (those of 34, 57, 60, 61, 63, 69 and
+# 72-73 match 'renamed over' and buildid-mmap, those of 7 and 42 MMAP2);
 # PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
@@ -102,8 +102,9 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'8 and 16 bytes' 'without events' 'impossible number of CPUs' 'stat round in a perf record'
 	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
 	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
-	'every tool reads the compressed' 'of a newer perf' 'count its section cannot hold')
-PERF_TESTS_N=49
+	'every tool reads the compressed' 'of a newer perf' 'count its section cannot hold'
+	'copy of the vdso')
+PERF_TESTS_N=50
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
