@@ -89,8 +89,9 @@ KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
-# extensions of the series carry (those of 34, 57, 60, 61, 63, 69 and
-# 72-73 match 'renamed over' and buildid-mmap, those of 7 and 42 MMAP2);
+# extensions of the series carry (those of 34, 46, 58-59, 61-62, 64, 70
+# and 72-73 match 'renamed over' and buildid-mmap, those of 7 and 43
+# MMAP2);
 # PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'files of their own' 'outside the cache' 'renamed over' 'deleted while recording'
