@@ -89,8 +89,8 @@ KOUT=${KOUT:-$KERNEL_BUILD/kernel}
 POUT=${POUT:-$BUILD/perf}
 # The series' own tests in perf test, by what their descriptions contain:
 # build IDs in MMAP2 records, and the shell tests that the fixes and the
-# extensions of the series carry (those of 34, 46, 58-59, 61-62, 64, 70
-# and 72-73 match 'renamed over' and buildid-mmap, those of 7 and 43
+# extensions of the series carry (those of 34, 47, 59-60, 62-63, 65, 71
+# and 73-74 match 'renamed over' and buildid-mmap, those of 7 and 44
 # MMAP2);
 # PERF_TESTS_N tests match them.
 PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
@@ -104,8 +104,8 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'type perf does not know' '8-byte multiples' 'EVENT_UPDATE CPU map'
 	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
 	'every tool reads the compressed' 'of a newer perf' 'count its section cannot hold'
-	'copy of the vdso')
-PERF_TESTS_N=50
+	'copy of the vdso' 'cannot open is an error')
+PERF_TESTS_N=51
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm

@@ -52,7 +52,7 @@ kernel_id() {
 #    with the recorded binary in the build-ID cache, that one is used. The
 #    workload spends its time in main(); the new file has a main() too, at
 #    the same place, but another build ID. (-N: perf record keeps no copy
-#    of the binary in the cache, as before patch 72 or for a binary it
+#    of the binary in the cache, as before patch 73 or for a binary it
 #    could not keep; tests/perf/cases/keep-binaries.sh tests the keeping.)
 cp "$w/spin-sha1" "$t/spin"
 cp "$w/spin-sha1" "$t/spin.orig"
