@@ -105,7 +105,7 @@ PERF_TESTS=(MMAP2 buildid-mmap 'inject of pipes' 'cut short' 'FIFO at a binary'
 	'MEM_TOPOLOGY bitmap' 'name does not end in it' 'end-of-features mark'
 	'every tool reads the compressed' 'of a newer perf' 'count its section cannot hold'
 	'copy of the vdso' 'cannot open is an error')
-PERF_TESTS_N=51
+PERF_TESTS_N=52
 SOUT=${SOUT:-$ARCH_BUILD/selftests}
 WOUT=${WOUT:-$ARCH_BUILD/workloads}
 VMDIR=$BUILD/vm
