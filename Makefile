@@ -64,6 +64,8 @@ check-full:
 # the tiers of this run, for the KTAP plan and numbers (scripts/run-tier)
 run-check: export CHECK_RUN_TIERS := $(CHECK_TIERS)
 run-check-full: export CHECK_RUN_TIERS := $(FULL_TIERS)
+# the disk space a run takes from an empty build/ (scripts/check-disk)
+run-check-full: export NEED_GIB := 18
 
 run-check: $(CHECK_TIERS:%=tier-%)
 	@scripts/check-summary $(CHECK_TIERS)
